@@ -1,0 +1,143 @@
+// The devlint command line: `devlint check PATH...` and `devlint rule CODE`.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+#include "driver/check_run.h"
+#include "render/renderer.h"
+#include "rules/rule.h"
+
+namespace {
+
+// Exit codes, as Ruff's: 0 no findings, 1 findings, 2 the run itself failed.
+constexpr int kExitClean = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitError = 2;
+
+std::vector<std::string> split_codes(const std::vector<std::string> &values) {
+  std::vector<std::string> out;
+  for (const std::string &v : values) {
+    size_t start = 0;
+    while (start <= v.size()) {
+      size_t comma = v.find(',', start);
+      std::string item = v.substr(start, comma == std::string::npos ? std::string::npos
+                                                                    : comma - start);
+      if (!item.empty())
+        out.push_back(item);
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+int print_rule(const std::string &code, bool all) {
+  if (all) {
+    for (const devlint::Rule *r : devlint::all_rules())
+      std::cout << r->info().code << "  " << r->info().name << "  " << r->info().summary << "\n";
+    return kExitClean;
+  }
+  const devlint::Rule *rule = devlint::find_rule(code);
+  if (!rule) {
+    std::cerr << "devlint: error: unknown rule `" << code << "` (see `devlint rule --all`)\n";
+    return kExitError;
+  }
+  const auto &info = rule->info();
+  std::cout << "# " << info.name << " (" << info.code << ")\n\n"
+            << info.summary << "\n\n"
+            << info.doc;
+  return kExitClean;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"devlint: finds multi-device placement bugs in PyTorch model code"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("devlint ") + DEVLINT_VERSION);
+
+  auto *check = app.add_subcommand("check", "Check Python model files and directories");
+  std::vector<std::string> paths;
+  std::string format = "full";
+  bool exit_zero = false;
+  std::vector<std::string> select, ignore, extend_select, no_split, skip_keys;
+  unsigned jobs = 0;
+  std::string color = "auto";
+  check->add_option("paths", paths, "Files or directories to check (default: .)");
+  check->add_option("--output-format", format, "Output format: full, concise")
+      ->capture_default_str();
+  check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
+  check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)");
+  check->add_option("--extend-select", extend_select, "Rule codes to enable in addition");
+  check->add_option("--ignore", ignore, "Rule codes or prefixes to disable");
+  check->add_option("--no-split-module", no_split,
+                    "Treat this class as listed in _no_split_modules (repeatable)");
+  check->add_option("--skip-key", skip_keys,
+                    "Treat this argument as a skip key, like past_key_values (repeatable)");
+  check->add_option("-j,--jobs", jobs, "Worker threads (default: one per core)");
+  check->add_option("--color", color, "Colorize output: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  auto *rule = app.add_subcommand("rule", "Explain a rule");
+  std::string rule_code;
+  bool all_rules = false;
+  rule->add_option("code", rule_code, "Rule code (DL001) or name");
+  rule->add_flag("--all", all_rules, "List every rule");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitClean : kExitError;
+  }
+
+  if (rule->parsed()) {
+    if (!all_rules && rule_code.empty()) {
+      std::cerr << "devlint: error: give a rule code or --all\n";
+      return kExitError;
+    }
+    return print_rule(rule_code, all_rules);
+  }
+
+  auto parsed_format = devlint::parse_output_format(format);
+  if (!parsed_format) {
+    std::cerr << "devlint: error: unknown output format `" << format << "`\n";
+    return kExitError;
+  }
+  devlint::CheckOptions options;
+  options.selection.select = split_codes(select);
+  for (const std::string &code : split_codes(extend_select))
+    if (!options.selection.select.empty())
+      options.selection.select.push_back(code);
+  options.selection.ignore = split_codes(ignore);
+  for (const std::string &code : options.selection.select)
+    if (code != "ALL" && code.rfind("DL", 0) != 0) {
+      std::cerr << "devlint: error: unknown rule selector `" << code << "`\n";
+      return kExitError;
+    }
+  options.overrides.extra_no_split_modules = no_split;
+  options.overrides.extra_skip_keys = skip_keys;
+  options.jobs = jobs;
+  if (paths.empty())
+    paths.push_back(".");
+
+  devlint::CheckResult result = devlint::check_paths(paths, options);
+  devlint::RenderOptions render_options;
+  bool tty = isatty(STDOUT_FILENO) != 0;
+  render_options.color =
+      color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
+  for (const devlint::Diagnostic &d : result.diagnostics) {
+    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": " << d.path;
+    if (d.line)
+      std::cerr << ":" << d.line << ":" << d.column;
+    std::cerr << ": " << d.message << "\n";
+  }
+  devlint::render(*parsed_format, std::cout, result.findings, render_options);
+  if (result.had_error)
+    return kExitError;
+  if (!result.findings.empty() && !exit_zero)
+    return kExitFindings;
+  return kExitClean;
+}

@@ -1,0 +1,276 @@
+#include "driver/check_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+#include "frontend/python/python_frontend.h"
+#include "placement/placement_analysis.h"
+#include "placement/unit_placement.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 9;
+    if (extra == 9 || i + extra >= s.size() + (extra ? 0 : 1))
+      return false;
+    for (size_t k = 1; k <= extra; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2)
+        return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+bool skipped_directory(const fs::path &p) {
+  std::string name = p.filename().string();
+  return (name.size() > 1 && name[0] == '.') || name == "__pycache__" || name == "node_modules" ||
+         name == "site-packages" || name == "venv" || name == "build";
+}
+
+bool excluded(const std::string &path, const std::vector<std::string> &patterns) {
+  for (const std::string &p : patterns)
+    if (!p.empty() && path.find(p) != std::string::npos)
+      return true;
+  return false;
+}
+
+std::string display_path(const fs::path &p) {
+  std::error_code ec;
+  fs::path rel = fs::relative(p, fs::current_path(ec), ec);
+  std::string s = (!ec && !rel.empty() && rel.string().rfind("..", 0) != 0) ? rel.string()
+                                                                            : p.string();
+  return s;
+}
+
+struct PackageJob {
+  std::vector<std::string> paths;    // reported files
+  std::vector<std::string> contexts; // read for definitions only (relative imports)
+};
+
+} // namespace
+
+std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
+                                             Diagnostic &diagnostic) {
+  diagnostic.path = path;
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) {
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = "cannot read file: " + ec.message();
+    return nullptr;
+  }
+  if (size > max_bytes) {
+    diagnostic.severity = Severity::Warning;
+    diagnostic.message = "skipped: file is " + std::to_string(size >> 20) +
+                         " MiB, over the limit of " + std::to_string(max_bytes >> 20) + " MiB";
+    return nullptr;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = "cannot open file (permission denied or not a regular file)";
+    return nullptr;
+  }
+  auto file = std::make_unique<SourceFile>();
+  file->path = path;
+  file->display_path = display_path(path);
+  diagnostic.path = file->display_path;
+  file->text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    diagnostic.severity = Severity::Error;
+    diagnostic.message = "read error";
+    return nullptr;
+  }
+  if (file->text.find('\0') != std::string::npos) {
+    diagnostic.severity = Severity::Warning;
+    diagnostic.message = "skipped: binary file (contains NUL bytes)";
+    return nullptr;
+  }
+  if (!valid_utf8(file->text)) {
+    diagnostic.severity = Severity::Warning;
+    diagnostic.message = "skipped: not valid UTF-8";
+    return nullptr;
+  }
+  file->index_lines();
+  return file;
+}
+
+std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,
+                                   const std::vector<const SourceFile *> &reported,
+                                   const CheckOptions &options,
+                                   std::vector<Diagnostic> *diagnostics) {
+  std::vector<std::unique_ptr<SyntaxFile>> syntax;
+  std::vector<const SyntaxFile *> files;
+  std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
+  for (const SourceFile *source : sources) {
+    syntax.push_back(lower_python(*source));
+    files.push_back(syntax.back().get());
+    if (diagnostics && reported_set.count(source) && !syntax.back()->syntax_errors.empty()) {
+      const SourceRange &r = syntax.back()->syntax_errors.front();
+      Diagnostic d;
+      d.severity = Severity::Warning;
+      d.path = source->display_path;
+      d.line = r.line;
+      d.column = r.column;
+      d.message = "syntax error; analyzed the parts of the file that parse (" +
+                  std::to_string(syntax.back()->syntax_errors.size()) + " error region(s))";
+      diagnostics->push_back(d);
+    }
+  }
+  auto package = build_package(files, options.overrides);
+  PlacementModel placement(*package);
+  SiteChecker checker(placement, options.selection, reported_set);
+  analyze_package(*package, placement, checker);
+  return checker.take_findings();
+}
+
+CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options) {
+  CheckResult result;
+  std::map<std::string, PackageJob> packages; // by directory; ordered for determinism
+  for (const std::string &path : paths) {
+    std::error_code ec;
+    fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+      result.diagnostics.push_back(
+          {Severity::Error, path, 0, 0, "no such file or directory"});
+      result.had_error = true;
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec),
+          end;
+      if (ec) {
+        result.diagnostics.push_back({Severity::Error, path, 0, 0, "cannot list directory: " +
+                                                                       ec.message()});
+        result.had_error = true;
+        continue;
+      }
+      for (; it != end; it.increment(ec)) {
+        if (ec) {
+          result.diagnostics.push_back(
+              {Severity::Warning, it->path().string(), 0, 0, "cannot list: " + ec.message()});
+          ec.clear();
+          continue;
+        }
+        if (it->is_directory(ec) && skipped_directory(it->path())) {
+          it.disable_recursion_pending();
+          continue;
+        }
+        if (!it->is_regular_file(ec) || it->path().extension() != ".py")
+          continue;
+        std::string p = it->path().lexically_normal().string();
+        if (excluded(p, options.exclude))
+          continue;
+        packages[it->path().parent_path().lexically_normal().string()].paths.push_back(p);
+      }
+    } else {
+      fs::path p = fs::path(path).lexically_normal();
+      auto &job = packages[p.parent_path().string()];
+      if (std::find(job.paths.begin(), job.paths.end(), p.string()) == job.paths.end())
+        job.paths.push_back(p.string());
+    }
+  }
+  std::vector<PackageJob *> jobs;
+  for (auto &[dir, job] : packages) {
+    std::sort(job.paths.begin(), job.paths.end());
+    jobs.push_back(&job);
+  }
+
+  struct PackageOutput {
+    std::vector<std::unique_ptr<SourceFile>> files;
+    std::vector<Finding> findings;
+    std::vector<Diagnostic> diagnostics;
+    size_t checked = 0;
+    bool error = false;
+  };
+  std::vector<PackageOutput> outputs(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      PackageOutput &out = outputs[i];
+      std::vector<const SourceFile *> sources, reported;
+      for (const std::string &path : jobs[i]->paths) {
+        Diagnostic d;
+        auto file = read_source_file(path, options.max_file_bytes, d);
+        if (!file) {
+          out.error |= d.severity == Severity::Error;
+          out.diagnostics.push_back(d);
+          continue;
+        }
+        if (file->text.empty())
+          continue;
+        sources.push_back(file.get());
+        reported.push_back(file.get());
+        out.files.push_back(std::move(file));
+        ++out.checked;
+      }
+      // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
+      std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
+      for (size_t k = 0; k < reported.size(); ++k) {
+        const std::string &text = reported[k]->text;
+        for (size_t pos = text.find("from ."); pos != std::string::npos;
+             pos = text.find("from .", pos + 6)) {
+          size_t begin = pos + 6;
+          size_t end = begin;
+          while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                       text[end] == '_'))
+            ++end;
+          if (end == begin)
+            continue;
+          fs::path sibling = fs::path(reported[k]->path).parent_path() /
+                             (text.substr(begin, end - begin) + ".py");
+          std::string s = sibling.lexically_normal().string();
+          if (have.count(s) || !fs::is_regular_file(sibling))
+            continue;
+          have.insert(s);
+          Diagnostic d;
+          if (auto file = read_source_file(s, options.max_file_bytes, d)) {
+            sources.push_back(file.get());
+            out.files.push_back(std::move(file));
+          }
+        }
+      }
+      if (!sources.empty())
+        out.findings = check_package(sources, reported, options, &out.diagnostics);
+    }
+  };
+  unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, jobs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool)
+    t.join();
+
+  for (PackageOutput &out : outputs) {
+    for (auto &f : out.files)
+      result.files.push_back(std::move(f));
+    for (auto &f : out.findings)
+      result.findings.push_back(std::move(f));
+    for (auto &d : out.diagnostics)
+      result.diagnostics.push_back(std::move(d));
+    result.files_checked += out.checked;
+    result.had_error |= out.error;
+  }
+  std::stable_sort(result.findings.begin(), result.findings.end(),
+                   [](const Finding &a, const Finding &b) {
+                     return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
+                            std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
+                   });
+  return result;
+}
+
+} // namespace devlint

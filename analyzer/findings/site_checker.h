@@ -1,0 +1,47 @@
+// Turns analysis sites into findings: decides which operands may sit on different devices
+// (through the PlacementModel), lets the rules claim the mismatch, and writes the explanation and
+// the fix.
+#pragma once
+
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "findings/finding.h"
+#include "placement/site.h"
+#include "placement/unit_placement.h"
+#include "rules/rule.h"
+
+namespace devlint {
+
+struct RuleSelection {
+  // Empty: every rule. Codes or prefixes ("DL00", "DL0") as in Ruff's select/ignore.
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  bool enabled(std::string_view code) const;
+};
+
+class SiteChecker final : public SiteSink {
+public:
+  SiteChecker(const PlacementModel &placement, const RuleSelection &selection,
+              const std::unordered_set<const SourceFile *> &reported_files);
+
+  void on_site(const Site &site) override;
+  void on_hardcoded_device(const HardcodedDevice &event) override;
+
+  std::vector<Finding> take_findings();
+
+private:
+  const PlacementModel &placement_;
+  const RuleSelection &selection_;
+  const std::unordered_set<const SourceFile *> &reported_files_;
+  std::set<std::tuple<const SourceFile *, uint32_t, uint32_t>> seen_;
+  std::vector<Finding> findings_;
+
+  bool find_mismatch(const Site &site, Mismatch &out) const;
+  std::string describe(const Origin &origin, const Site &site) const;
+  void attach_fix(Finding &finding, const Rule &rule, const Site &site, const Mismatch &m) const;
+};
+
+} // namespace devlint

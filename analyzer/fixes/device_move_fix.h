@@ -1,0 +1,26 @@
+// Builds the text edits of a device fix (DEVICE_MODEL.md section 4): move an operand to the
+// anchor operand's device at the site, or create a fresh tensor on it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "findings/finding.h"
+#include "model/syntax.h"
+
+namespace devlint {
+
+// The plain expression whose `.device` names the anchor's device: `shift_logits` for
+// `shift_logits.view(-1, n)`, `inputs_embeds` for `inputs_embeds[i, :k]`. Empty if the anchor
+// has no such side-effect-free base (a call of a submodule, say).
+std::string device_anchor_text(const SourceFile &file, const Expr *anchor);
+
+// `operand` -> `operand.to(<anchor>.device)`, parenthesized when needed.
+TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
+                             const std::string &anchor);
+
+// `torch.zeros(n)` -> `torch.zeros(n, device=<anchor>.device)`.
+std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,
+                                              const std::string &anchor);
+
+} // namespace devlint

@@ -1,0 +1,15 @@
+// Python frontend: parses a file with tree-sitter and lowers it into the program model
+// (model/syntax.h). Nothing after this stage sees tree-sitter.
+#pragma once
+
+#include <memory>
+
+#include "model/syntax.h"
+
+namespace devlint {
+
+// Lowers `source` (which must outlive the result). Syntax errors are recorded in
+// SyntaxFile::syntax_errors; the rest of the file is still lowered where the tree allows.
+std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source);
+
+} // namespace devlint

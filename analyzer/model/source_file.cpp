@@ -1,0 +1,24 @@
+#include "model/source_file.h"
+
+namespace devlint {
+
+void SourceFile::index_lines() {
+  line_starts.clear();
+  line_starts.push_back(0);
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n')
+      line_starts.push_back(i + 1);
+  }
+}
+
+std::string_view SourceFile::line_text(uint32_t line) const {
+  if (line == 0 || line > line_starts.size())
+    return {};
+  uint32_t begin = line_starts[line - 1];
+  uint32_t end = line < line_starts.size() ? line_starts[line] : static_cast<uint32_t>(text.size());
+  while (end > begin && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+    --end;
+  return std::string_view(text).substr(begin, end - begin);
+}
+
+} // namespace devlint

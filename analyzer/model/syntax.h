@@ -1,0 +1,163 @@
+// The small, language-neutral program model every frontend lowers into: definitions, statements
+// and expressions with source ranges. The placement analysis and the rules only ever see this.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "model/source_file.h"
+
+namespace devlint {
+
+enum class ExprKind : uint8_t {
+  Name,        // text = identifier
+  Attribute,   // operands[0] = object, text = attribute name
+  Subscript,   // operands[0] = value, operands[1..] = indices
+  Call,        // operands[0] = callee, operands[1..] = positional args; keywords
+  BinaryOp,    // operands[0] op operands[1]; text = operator ("+", "@", ...)
+  Compare,     // operands[0] op operands[1] (chains keep the first pair); text = operator
+  UnaryOp,     // text = operator, operands[0]
+  BoolOp,      // and/or/not: operands
+  Conditional, // operands[0] if operands[1] else operands[2]
+  Tuple,       // operands = elements (also lists and sets)
+  Dict,        // operands = values
+  Number,
+  String,      // text = the literal's content without quotes (best effort)
+  NoneLiteral,
+  Bool,
+  Slice,       // operands = bounds that are present
+  Starred,     // operands[0]
+  Lambda,
+  Comprehension, // operands[0] = element, operands[1] = iterated expression
+  Other,
+};
+
+struct Expr;
+struct Keyword {
+  std::string_view name; // empty for **kwargs
+  Expr *value = nullptr;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Other;
+  SourceRange range;
+  std::string_view text;
+  std::vector<Expr *> operands;
+  std::vector<Keyword> keywords; // Call only
+
+  const Keyword *keyword(std::string_view name) const {
+    for (const Keyword &k : keywords)
+      if (k.name == name)
+        return &k;
+    return nullptr;
+  }
+};
+
+enum class StmtKind : uint8_t {
+  Expr,      // value
+  Assign,    // targets = (a = b = value), value (may be null for bare annotations)
+  AugAssign, // targets[0] op= value; text = operator without '='
+  If,        // value = condition; body; orelse (elif is a nested If)
+  For,       // targets[0] = loop target, value = iterable; body; orelse
+  While,     // value = condition; body; orelse
+  With,      // targets = `as` targets, items = context expressions; body
+  Try,       // body; handlers; orelse; finalbody
+  Return,    // value (may be null)
+  FunctionDef,
+  ClassDef,
+  Delete,
+  Raise,
+  Other, // pass, assert, import, global, break, continue...
+};
+
+struct FunctionDef;
+struct ClassDef;
+
+struct Stmt {
+  StmtKind kind = StmtKind::Other;
+  SourceRange range;
+  std::string_view text;
+  std::vector<Expr *> targets;
+  std::vector<Expr *> items;
+  Expr *value = nullptr;
+  std::vector<Stmt *> body;
+  std::vector<Stmt *> orelse;
+  std::vector<std::vector<Stmt *>> handlers;
+  std::vector<Stmt *> finalbody;
+  FunctionDef *function = nullptr;
+  ClassDef *class_def = nullptr;
+};
+
+struct Parameter {
+  std::string_view name;
+  SourceRange range;
+  Expr *default_value = nullptr;
+  std::string_view annotation; // as written, empty if none
+  bool variadic = false;       // *args / **kwargs
+};
+
+struct FunctionDef {
+  std::string_view name;
+  SourceRange range;      // the whole definition
+  SourceRange name_range; // the name only
+  std::vector<Parameter> parameters;
+  std::vector<Stmt *> body;
+  std::vector<Expr *> decorators;
+  bool is_staticmethod = false;
+  const ClassDef *owner = nullptr;
+};
+
+struct ClassDef {
+  std::string_view name;
+  SourceRange range;
+  std::vector<Expr *> bases;
+  std::vector<Stmt *> body;
+  std::vector<FunctionDef *> methods;
+};
+
+struct ImportedName {
+  std::string_view local_name;
+  std::string_view module; // e.g. ".visual" or "torch.nn"
+  std::string_view name;   // imported name, empty for `import module`
+};
+
+// One lowered source file. Owns all nodes; everything points into `source->text`.
+struct SyntaxFile {
+  const SourceFile *source = nullptr;
+  std::vector<Stmt *> body;
+  std::vector<ClassDef *> classes;       // top-level classes
+  std::vector<FunctionDef *> functions;  // top-level functions
+  std::vector<ImportedName> imports;
+  std::vector<SourceRange> syntax_errors;
+
+  template <class T> T *make() {
+    if constexpr (std::is_same_v<T, Expr>)
+      return &exprs.emplace_back();
+    else if constexpr (std::is_same_v<T, Stmt>)
+      return &stmts.emplace_back();
+    else if constexpr (std::is_same_v<T, FunctionDef>)
+      return &functions_storage.emplace_back();
+    else
+      return &classes_storage.emplace_back();
+  }
+
+private:
+  std::deque<Expr> exprs;
+  std::deque<Stmt> stmts;
+  std::deque<FunctionDef> functions_storage;
+  std::deque<ClassDef> classes_storage;
+};
+
+// Helpers shared by every stage that reads expressions.
+inline bool is_name(const Expr *e, std::string_view name) {
+  return e && e->kind == ExprKind::Name && e->text == name;
+}
+// "self.layers.0" style dotted text for Name/Attribute chains; empty if not such a chain.
+std::string dotted_name(const Expr *e);
+// The callee's last attribute or name: `torch.nn.functional.linear` -> "linear".
+std::string_view callee_leaf(const Expr *call);
+
+} // namespace devlint

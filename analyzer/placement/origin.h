@@ -1,0 +1,33 @@
+// Where a tensor came from, relative to the device map (DEVICE_MODEL.md section 3).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "model/syntax.h"
+
+namespace devlint {
+
+enum class OriginKind : uint8_t {
+  Input,          // an argument of the analyzed method
+  Child,          // output (or a directly read parameter) of a submodule: label = path "model.embed"
+  LayerIteration, // output of one iteration's ModuleList element: label = list path "layers"
+  Parameter,      // the unit's own nn.Parameter / buffer: label = name
+  PlainTensor,    // an unregistered tensor attribute made on the CPU in __init__
+  Fresh,          // a tensor constructor without device= (CPU), or .cpu()
+  Skip,           // a skip_keys argument (past_key_values): wherever it was created
+  LiteralDevice,  // .to("cuda:1"), .cuda(), device="cuda": label = the device
+};
+
+struct Origin {
+  OriginKind kind = OriginKind::Input;
+  bool earlier_iteration = false; // LayerIteration from a previous pass over the loop
+  std::string_view label;
+  const SyntaxFile *file = nullptr;
+  SourceRange range;
+};
+
+// Origins are interned per analysis; values hold pointers.
+using OriginSet = std::vector<const Origin *>;
+
+} // namespace devlint

@@ -1,0 +1,1431 @@
+#include "placement/placement_analysis.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace devlint {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
+
+// ---- abstract values ----
+
+struct Value {
+  enum class Kind : uint8_t {
+    Neutral,      // numbers, shapes, None, strings, config: mixes with anything
+    Tensor,       // a tensor (or an object holding tensors) with origins
+    Device,       // x.device
+    Tuple,        // tuple/list/dict of values
+    Module,       // self.<child path>
+    ModuleItem,   // one element of a ModuleList/ModuleDict: differs per iteration
+    Self,
+    LossFunction, // CrossEntropyLoss() instance
+    Str,          // a string literal (device names)
+  };
+  Kind kind = Kind::Neutral;
+  OriginSet origins;
+  std::shared_ptr<std::vector<Value>> elements; // Tuple with known elements
+  std::string_view path;                        // Module / ModuleItem
+  const ModuleClass *module_class = nullptr;    // Module: class of path when known
+  const ChildDecl *child = nullptr;             // Module: declaration of the last segment
+  std::string_view text;                        // Str
+
+  bool has_origins() const { return !origins.empty(); }
+  static Value neutral() { return {}; }
+};
+
+using Env = std::unordered_map<std::string_view, Value>;
+
+const std::unordered_set<std::string_view> &concat_functions() {
+  static const std::unordered_set<std::string_view> s = {
+      "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"};
+  return s;
+}
+const std::unordered_set<std::string_view> &binary_functions() {
+  static const std::unordered_set<std::string_view> s = {
+      "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "maximum",
+      "minimum", "where", "lerp", "eq", "ne", "lt", "gt", "le", "ge", "fmod", "remainder", "pow",
+      "logical_and", "logical_or", "bitwise_and", "bitwise_or", "addcmul", "addcdiv", "isin",
+      "bucketize", "searchsorted", "max_elementwise", "atan2", "hypot", "add_", "sub_", "mul_",
+      "div_", "copysign", "floor_divide", "clamp", "clip"};
+  return s;
+}
+const std::unordered_set<std::string_view> &matmul_functions() {
+  static const std::unordered_set<std::string_view> s = {
+      "matmul", "bmm", "mm", "einsum", "baddbmm", "addmm", "addbmm", "outer", "dot", "kron",
+      "cdist", "linear", "bilinear", "scaled_dot_product_attention", "mv", "tensordot", "inner"};
+  return s;
+}
+const std::unordered_set<std::string_view> &index_functions() {
+  static const std::unordered_set<std::string_view> s = {
+      "gather", "index_select", "take_along_dim", "masked_select", "scatter", "scatter_add",
+      "scatter_reduce", "index_add", "index_put", "index_copy", "index_fill", "masked_fill",
+      "masked_scatter", "embedding", "take", "masked_fill_", "masked_scatter_", "scatter_",
+      "scatter_add_", "index_put_", "index_add_", "index_copy_", "index_fill_", "put_"};
+  return s;
+}
+const std::unordered_set<std::string_view> &loss_functions() {
+  static const std::unordered_set<std::string_view> s = {
+      "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+      "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
+      "multilabel_soft_margin_loss", "margin_ranking_loss", "cosine_embedding_loss",
+      "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
+      "multilabel_margin_loss", "triplet_margin_loss", "sigmoid_focal_loss"};
+  return s;
+}
+// Tensor methods whose result is not a tensor on the receiver's device.
+const std::unordered_set<std::string_view> &neutral_methods() {
+  static const std::unordered_set<std::string_view> s = {
+      "size", "dim", "numel", "item", "tolist", "numpy", "data_ptr", "stride", "is_contiguous",
+      "element_size", "get_device", "nelement", "ndimension", "is_floating_point", "keys",
+      "is_complex", "storage_offset", "format", "startswith", "endswith", "split_string",
+      "lower", "upper", "strip", "join", "replace", "get_seq_length", "get_max_length",
+      "get_usable_length", "get_max_cache_shape", "index"};
+  return s;
+}
+const std::unordered_set<std::string_view> &neutral_tensor_attributes() {
+  static const std::unordered_set<std::string_view> s = {
+      "shape", "dtype", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout", "itemsize",
+      "nbytes", "is_meta", "is_sparse", "training", "config", "name"};
+  return s;
+}
+const std::unordered_set<std::string_view> &neutral_builtins() {
+  static const std::unordered_set<std::string_view> s = {
+      "len", "int", "float", "bool", "str", "range", "isinstance", "hasattr", "getattr", "print",
+      "type", "super", "repr", "hash", "id", "round", "abs", "divmod", "ord", "chr", "callable",
+      "issubclass", "setattr", "math", "ceil", "floor", "warn", "warning_once", "logger", "set",
+      "frozenset", "vars", "dir", "open", "format", "all", "any"};
+  return s;
+}
+
+bool tensorish_annotation(std::string_view annotation) {
+  for (std::string_view word : {"Tensor", "Cache", "tuple", "Tuple", "List", "list", "Any", "dict",
+                                "Dict", "Union", "Module", "Output", "Parameter"})
+    if (annotation.find(word) != std::string_view::npos)
+      return true;
+  return false;
+}
+
+// ---- the interpreter ----
+
+class Interpreter {
+public:
+  Interpreter(const Package &pkg, const PlacementModel &placement, SiteSink &sink,
+              const AnalysisLimits &limits)
+      : pkg_(pkg), placement_(placement), sink_(sink), limits_(limits) {
+    for (const SyntaxFile *file : pkg.files) {
+      for (const FunctionDef *f : file->functions)
+        file_of_[f] = file;
+      for (const ClassDef *c : file->classes)
+        for (const FunctionDef *m : c->methods)
+          file_of_[m] = file;
+    }
+  }
+
+  void run() {
+    for (const auto &cls : pkg_.classes) {
+      if (!cls->is_module)
+        continue;
+      std::unordered_set<std::string_view> seen;
+      for (const FunctionDef *m : cls->def->methods) {
+        seen.insert(m->name);
+        if (m->name != "__init__")
+          analyze_entry(m, cls.get());
+      }
+      // Mixin methods (from package bases that are not modules) run with this class's members.
+      for (const ModuleClass *base : cls->bases) {
+        if (base->is_module)
+          continue;
+        for (const FunctionDef *m : base->def->methods)
+          if (m->name != "__init__" && seen.insert(m->name).second)
+            analyze_entry(m, cls.get());
+      }
+    }
+    for (const SyntaxFile *file : pkg_.files) {
+      for (const FunctionDef *f : file->functions)
+        analyze_entry(f, nullptr);
+      analyze_script(file);
+    }
+  }
+
+private:
+  struct Frame {
+    Env env;
+    const ModuleClass *unit = nullptr;
+    const FunctionDef *function = nullptr;
+    const SyntaxFile *file = nullptr;
+    const Stmt *statement = nullptr;
+    Value returns;
+    bool has_return = false;
+    bool terminated = false;
+    std::unordered_map<std::string_view, const FunctionDef *> local_functions;
+    int depth = 0;
+    bool script = false;
+  };
+
+  const Package &pkg_;
+  const PlacementModel &placement_;
+  SiteSink &sink_;
+  AnalysisLimits limits_;
+  std::unordered_map<const FunctionDef *, const SyntaxFile *> file_of_;
+  std::deque<Origin> origins_;
+  std::deque<std::string> strings_;
+  std::vector<const FunctionDef *> call_stack_;
+  Frame *frame_ = nullptr;
+
+  std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
+
+  const Origin *make_origin(OriginKind kind, std::string_view label, SourceRange range) {
+    Origin &o = origins_.emplace_back();
+    o.kind = kind;
+    o.label = label;
+    o.range = range;
+    o.file = frame_->file;
+    return &o;
+  }
+
+  Value tensor(const Origin *o) {
+    Value v;
+    v.kind = Value::Kind::Tensor;
+    v.origins.push_back(o);
+    return v;
+  }
+
+  static bool same_origin(const Origin *a, const Origin *b) {
+    return a == b || (a->kind == b->kind && a->earlier_iteration == b->earlier_iteration &&
+                      a->label == b->label && a->kind != OriginKind::Fresh);
+  }
+
+  void add_origins(OriginSet &into, const OriginSet &from) const {
+    for (const Origin *o : from) {
+      if (into.size() >= limits_.max_origins)
+        return;
+      bool present = false;
+      for (const Origin *p : into)
+        present |= same_origin(o, p);
+      if (!present)
+        into.push_back(o);
+    }
+  }
+
+  Value join(const Value &a, const Value &b) const {
+    if (a.kind == Value::Kind::Neutral && !a.has_origins())
+      return b;
+    if (b.kind == Value::Kind::Neutral && !b.has_origins())
+      return a;
+    if (a.kind == b.kind && (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem) &&
+        a.path == b.path)
+      return a;
+    if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements &&
+        b.elements && a.elements->size() == b.elements->size()) {
+      Value out = a;
+      out.elements = std::make_shared<std::vector<Value>>();
+      for (size_t i = 0; i < a.elements->size(); ++i)
+        out.elements->push_back(join((*a.elements)[i], (*b.elements)[i]));
+      add_origins(out.origins, b.origins);
+      return out;
+    }
+    if (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem)
+      return a;
+    if (b.kind == Value::Kind::Module || b.kind == Value::Kind::ModuleItem)
+      return b;
+    Value out;
+    out.kind = a.kind == b.kind ? a.kind : Value::Kind::Tensor;
+    if (a.kind == Value::Kind::Device || b.kind == Value::Kind::Device)
+      out.kind = a.kind == b.kind ? Value::Kind::Device : Value::Kind::Tensor;
+    out.origins = a.origins;
+    add_origins(out.origins, b.origins);
+    if (out.kind == Value::Kind::Str)
+      out.kind = Value::Kind::Neutral;
+    return out;
+  }
+
+  Env join_env(const Env &a, const Env &b) const {
+    Env out = a;
+    for (const auto &[k, v] : b) {
+      auto it = out.find(k);
+      if (it == out.end())
+        out.emplace(k, v);
+      else
+        it->second = join(it->second, v);
+    }
+    return out;
+  }
+
+  // Union of the tensor origins in a value (tuples included).
+  OriginSet origins_of(const Value &v) const {
+    if (v.kind == Value::Kind::Tuple && v.elements) {
+      OriginSet out = v.origins;
+      for (const Value &e : *v.elements)
+        add_origins(out, origins_of(e));
+      return out;
+    }
+    return v.origins;
+  }
+  Value as_tensor(const Value &v) const {
+    Value out;
+    out.origins = origins_of(v);
+    out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+    return out;
+  }
+
+  // ---- entries ----
+
+  Value input_for(const Parameter &p) {
+    if (p.default_value) {
+      ExprKind k = p.default_value->kind;
+      if (k == ExprKind::Number || k == ExprKind::Bool || k == ExprKind::String)
+        return Value::neutral();
+    }
+    if (!p.annotation.empty() && !tensorish_annotation(p.annotation))
+      return Value::neutral();
+    const auto &skip = pkg_.skip_keys;
+    bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
+                   (skip.empty() && p.name == "past_key_values");
+    Value v = tensor(make_origin(skipped ? OriginKind::Skip : OriginKind::Input, p.name, p.range));
+    if (p.variadic)
+      v.kind = Value::Kind::Tuple;
+    return v;
+  }
+
+  void analyze_entry(const FunctionDef *fn, const ModuleClass *unit) {
+    Frame frame;
+    frame.unit = unit;
+    frame.function = fn;
+    frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
+    Frame *saved = frame_;
+    frame_ = &frame;
+    bool method = unit && !fn->is_staticmethod;
+    for (size_t i = 0; i < fn->parameters.size(); ++i) {
+      const Parameter &p = fn->parameters[i];
+      if (i == 0 && method) {
+        Value self;
+        self.kind = Value::Kind::Self;
+        frame.env[p.name] = self;
+        continue;
+      }
+      frame.env[p.name] = input_for(p);
+    }
+    call_stack_.push_back(fn);
+    exec_block(fn->body);
+    call_stack_.pop_back();
+    frame_ = saved;
+  }
+
+  void analyze_script(const SyntaxFile *file) {
+    Frame frame;
+    frame.file = file;
+    frame.script = true;
+    Frame *saved = frame_;
+    frame_ = &frame;
+    for (const Stmt *s : file->body)
+      if (s->kind != StmtKind::FunctionDef && s->kind != StmtKind::ClassDef)
+        exec(s);
+    frame_ = saved;
+  }
+
+  // ---- statements ----
+
+  void exec_block(const std::vector<Stmt *> &body) {
+    for (const Stmt *s : body) {
+      if (frame_->terminated)
+        return;
+      exec(s);
+    }
+  }
+
+  static bool mentions_device(const Expr *e, int depth = 0) {
+    if (!e || depth > 16)
+      return false;
+    if (e->kind == ExprKind::Attribute && e->text == "device")
+      return true;
+    for (const Expr *o : e->operands)
+      if (mentions_device(o, depth + 1))
+        return true;
+    return false;
+  }
+
+  bool within(const Origin *o, const Stmt *loop) const {
+    return o->file == frame_->file && o->range.begin >= loop->range.begin &&
+           o->range.end <= loop->range.end;
+  }
+
+  // Values made by ModuleList elements in this pass become "earlier iteration" values for the
+  // next pass: one tensor carried across iterations may come from layers on different devices.
+  void age_iterations(Env &env, const Stmt *loop) {
+    std::unordered_map<const Origin *, const Origin *> aged;
+    auto age = [&](OriginSet &set) {
+      for (const Origin *&o : set) {
+        if (o->kind != OriginKind::LayerIteration || o->earlier_iteration || !within(o, loop))
+          continue;
+        auto it = aged.find(o);
+        if (it == aged.end()) {
+          Origin &copy = origins_.emplace_back(*o);
+          copy.earlier_iteration = true;
+          it = aged.emplace(o, &copy).first;
+        }
+        o = it->second;
+      }
+    };
+    std::function<void(Value &)> visit = [&](Value &v) {
+      age(v.origins);
+      if (v.elements) {
+        auto copy = std::make_shared<std::vector<Value>>(*v.elements);
+        for (Value &e : *copy)
+          visit(e);
+        v.elements = copy;
+      }
+    };
+    for (auto &[k, v] : env)
+      visit(v);
+  }
+
+  void exec(const Stmt *s) {
+    const Stmt *saved_statement = frame_->statement;
+    frame_->statement = s;
+    switch (s->kind) {
+    case StmtKind::Expr:
+      eval(s->value);
+      break;
+    case StmtKind::Assign: {
+      Value v = s->value ? eval(s->value) : Value::neutral();
+      for (const Expr *t : s->targets)
+        assign(t, v, s->value);
+      break;
+    }
+    case StmtKind::AugAssign: {
+      const Expr *t = s->targets[0];
+      Value current = eval(t);
+      Value rhs = eval(s->value);
+      Value result = binary(std::string(s->text), s->range, t, current, s->value, rhs, nullptr);
+      assign(t, result, nullptr);
+      break;
+    }
+    case StmtKind::If:
+      exec_if(s);
+      break;
+    case StmtKind::For:
+    case StmtKind::While:
+      exec_loop(s);
+      break;
+    case StmtKind::With:
+      for (const Expr *item : s->items)
+        eval(item);
+      for (const Expr *t : s->targets)
+        assign(t, Value::neutral(), nullptr);
+      exec_block(s->body);
+      break;
+    case StmtKind::Try: {
+      Env before = frame_->env;
+      exec_block(s->body);
+      bool body_terminated = frame_->terminated;
+      Env merged = frame_->env;
+      for (const auto &handler : s->handlers) {
+        frame_->env = join_env(before, merged);
+        frame_->terminated = false;
+        exec_block(handler);
+        if (!frame_->terminated)
+          merged = join_env(merged, frame_->env);
+      }
+      frame_->env = merged;
+      frame_->terminated = body_terminated && !s->handlers.empty() ? false : body_terminated;
+      exec_block(s->orelse);
+      exec_block(s->finalbody);
+      break;
+    }
+    case StmtKind::Return:
+      if (s->value) {
+        Value v = eval(s->value);
+        frame_->returns = frame_->has_return ? join(frame_->returns, v) : v;
+      }
+      frame_->has_return = true;
+      frame_->terminated = true;
+      break;
+    case StmtKind::Raise:
+      frame_->terminated = true;
+      break;
+    case StmtKind::FunctionDef:
+      frame_->local_functions[s->function->name] = s->function;
+      break;
+    default:
+      break;
+    }
+    frame_->statement = saved_statement;
+  }
+
+  void exec_if(const Stmt *s) {
+    eval(s->value);
+    Env before = frame_->env;
+    exec_block(s->body);
+    Env then_env = std::move(frame_->env);
+    bool then_terminated = frame_->terminated;
+    frame_->env = before;
+    frame_->terminated = false;
+    exec_block(s->orelse);
+    bool else_terminated = frame_->terminated;
+    if (then_terminated && else_terminated) {
+      frame_->terminated = true;
+      return;
+    }
+    frame_->terminated = false;
+    if (then_terminated)
+      return; // only the else path continues
+    if (else_terminated) {
+      frame_->env = std::move(then_env);
+      return;
+    }
+    Env merged = join_env(then_env, frame_->env);
+    // `if a.device != b.device: b = b.to(a.device)`: after the guard, b is where a is.
+    if (mentions_device(s->value) && s->orelse.empty()) {
+      for (const auto &[k, v] : then_env) {
+        auto old = before.find(k);
+        if (old == before.end() || old->second.origins != v.origins)
+          merged[k] = v;
+      }
+    }
+    frame_->env = std::move(merged);
+  }
+
+  void exec_loop(const Stmt *s) {
+    Env before = frame_->env;
+    Value element;
+    if (s->kind == StmtKind::For)
+      element = element_of(s->value);
+    else
+      eval(s->value);
+    Env after_first;
+    for (int pass = 0; pass < 2; ++pass) {
+      if (s->kind == StmtKind::For)
+        assign(s->targets[0], element, nullptr);
+      exec_block(s->body);
+      frame_->terminated = false;
+      if (pass == 0) {
+        after_first = frame_->env;
+        frame_->env = join_env(before, after_first);
+        age_iterations(frame_->env, s);
+      }
+    }
+    Env after = join_env(join_env(before, after_first), frame_->env);
+    frame_->env = std::move(after);
+    exec_block(s->orelse);
+  }
+
+  void assign(const Expr *target, const Value &v, const Expr *value_expr) {
+    if (!target)
+      return;
+    switch (target->kind) {
+    case ExprKind::Name:
+      frame_->env[target->text] = v;
+      break;
+    case ExprKind::Attribute:
+      if (is_name(target->operands[0], "self") || target->operands[0]->kind == ExprKind::Name)
+        frame_->env[frame_->file ? frame_->file->source->slice(target->range) : target->text] = v;
+      break;
+    case ExprKind::Tuple: {
+      const auto &targets = target->operands;
+      if (v.kind == Value::Kind::Tuple && v.elements && v.elements->size() == targets.size()) {
+        for (size_t i = 0; i < targets.size(); ++i)
+          assign(targets[i], (*v.elements)[i], nullptr);
+      } else {
+        Value each = v.kind == Value::Kind::Tuple ? as_tensor(v) : v;
+        for (const Expr *t : targets)
+          assign(t, each, nullptr);
+      }
+      break;
+    }
+    case ExprKind::Starred:
+      assign(target->operands[0], v, nullptr);
+      break;
+    case ExprKind::Subscript: {
+      // a[idx] = b: the stored tensor and a tensor index must be on a's device.
+      Value base = eval(target->operands[0]);
+      if (base.kind != Value::Kind::Tensor || !value_expr)
+        break;
+      Site site;
+      site.kind = SiteKind::IndexPut;
+      site.expr = target;
+      site.operation = "indexed assignment";
+      site.operands.push_back({target->operands[0], base.origins});
+      if (v.has_origins() && v.kind != Value::Kind::Tuple)
+        site.operands.push_back({value_expr, v.origins});
+      for (size_t i = 1; i < target->operands.size(); ++i) {
+        Value idx = eval(target->operands[i]);
+        if (idx.kind == Value::Kind::Tensor)
+          site.operands.push_back({target->operands[i], idx.origins, true});
+      }
+      emit(site);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+
+  // ---- expressions ----
+
+  Value element_of(const Expr *iterable) {
+    if (iterable && iterable->kind == ExprKind::Call && iterable->operands[0]->kind == ExprKind::Name) {
+      std::string_view fn = iterable->operands[0]->text;
+      if (fn == "enumerate" && iterable->operands.size() > 1) {
+        Value pair;
+        pair.kind = Value::Kind::Tuple;
+        pair.elements = std::make_shared<std::vector<Value>>(
+            std::vector<Value>{Value::neutral(), element_of(iterable->operands[1])});
+        return pair;
+      }
+      if (fn == "zip") {
+        Value tuple;
+        tuple.kind = Value::Kind::Tuple;
+        tuple.elements = std::make_shared<std::vector<Value>>();
+        for (size_t i = 1; i < iterable->operands.size(); ++i)
+          tuple.elements->push_back(element_of(iterable->operands[i]));
+        return tuple;
+      }
+      if (fn == "range")
+        return Value::neutral();
+      if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
+        return element_of(iterable->operands[1]);
+    }
+    Value v = eval(iterable);
+    switch (v.kind) {
+    case Value::Kind::Module:
+      if (v.child && (v.child->kind != ChildKind::Single || v.child->is_container)) {
+        Value item;
+        item.kind = Value::Kind::ModuleItem;
+        item.path = v.path;
+        return item;
+      }
+      return Value::neutral();
+    case Value::Kind::Tuple:
+      return as_tensor(v);
+    case Value::Kind::Tensor:
+      return v;
+    default:
+      return Value::neutral();
+    }
+  }
+
+  Value eval(const Expr *e) {
+    if (!e)
+      return Value::neutral();
+    switch (e->kind) {
+    case ExprKind::Name: {
+      auto it = frame_->env.find(e->text);
+      if (it != frame_->env.end())
+        return it->second;
+      return Value::neutral();
+    }
+    case ExprKind::Attribute:
+      return eval_attribute(e);
+    case ExprKind::Subscript:
+      return eval_subscript(e);
+    case ExprKind::Call:
+      return eval_call(e);
+    case ExprKind::BinaryOp: {
+      Value l = eval(e->operands[0]);
+      Value r = eval(e->operands[1]);
+      return binary(std::string(e->text), e->range, e->operands[0], l, e->operands[1], r, e);
+    }
+    case ExprKind::Compare: {
+      Value l = eval(e->operands[0]);
+      Value r = eval(e->operands[1]);
+      std::string_view op = e->text;
+      if (op == "is" || op == "in" || op == "not" || starts_with(op, "is") || op == "not in")
+        return Value::neutral();
+      return binary(std::string(op), e->range, e->operands[0], l, e->operands[1], r, e);
+    }
+    case ExprKind::UnaryOp:
+      return eval(e->operands[0]);
+    case ExprKind::BoolOp: {
+      if (e->text == "not") {
+        eval(e->operands[0]);
+        return Value::neutral();
+      }
+      Value out;
+      for (const Expr *o : e->operands)
+        out = join(out, eval(o));
+      return out;
+    }
+    case ExprKind::Conditional: {
+      Value a = eval(e->operands[0]);
+      eval(e->operands[1]);
+      Value b = eval(e->operands[2]);
+      return join(a, b);
+    }
+    case ExprKind::Tuple:
+    case ExprKind::Dict: {
+      Value v;
+      v.kind = Value::Kind::Tuple;
+      v.elements = std::make_shared<std::vector<Value>>();
+      for (const Expr *o : e->operands)
+        v.elements->push_back(o->kind == ExprKind::Starred ? as_tensor(eval(o->operands[0]))
+                                                           : eval(o));
+      return v;
+    }
+    case ExprKind::String: {
+      Value v;
+      v.kind = Value::Kind::Str;
+      v.text = e->text;
+      return v;
+    }
+    case ExprKind::Starred:
+      return eval(e->operands[0]);
+    case ExprKind::Comprehension: {
+      Value element = element_of(e->operands[1]);
+      Env saved = frame_->env;
+      assign(e->operands[2], element, nullptr);
+      Value body = eval(e->operands[0]);
+      frame_->env = std::move(saved);
+      Value v;
+      v.kind = Value::Kind::Tuple;
+      v.origins = origins_of(body);
+      return v;
+    }
+    default:
+      return Value::neutral();
+    }
+  }
+
+  std::string_view self_key(const Expr *e) {
+    return frame_->file ? frame_->file->source->slice(e->range) : e->text;
+  }
+
+  Value module_value(std::string_view path, const ChildDecl *child) {
+    Value v;
+    v.kind = Value::Kind::Module;
+    v.path = path;
+    v.child = child;
+    v.module_class = child ? child->resolved : nullptr;
+    return v;
+  }
+
+  Value eval_attribute(const Expr *e) {
+    const Expr *object = e->operands[0];
+    std::string_view attr = e->text;
+    if (is_name(object, "self") || (object->kind == ExprKind::Name &&
+                                    frame_->env.count(object->text) &&
+                                    frame_->env[object->text].kind == Value::Kind::Self)) {
+      auto assigned = frame_->env.find(self_key(e));
+      if (assigned != frame_->env.end())
+        return assigned->second;
+      const ModuleClass *unit = frame_->unit;
+      if (!unit)
+        return Value::neutral();
+      if (const ChildDecl *child = unit->find_child(attr))
+        return module_value(attr, child);
+      if (const ParameterDecl *param = unit->find_parameter(attr)) {
+        std::string_view label = intern("self." + param->name);
+        Value v = tensor(make_origin(OriginKind::Parameter, attr, param->range));
+        (void)label;
+        return v;
+      }
+      if (const PlainTensorAttribute *plain = unit->find_plain_tensor(attr)) {
+        if (plain->created_on_cpu && !unit->is_reassigned(attr))
+          return tensor(make_origin(OriginKind::PlainTensor, attr, plain->range));
+        return Value::neutral();
+      }
+      if (attr == "device")
+        return device_of(tensor(make_origin(OriginKind::Input, "self.device", e->range)));
+      if (unit->has_builtin_parameters && (attr == "weight" || attr == "bias"))
+        return tensor(make_origin(OriginKind::Parameter, attr, e->range));
+      return Value::neutral();
+    }
+    Value base = eval(object);
+    switch (base.kind) {
+    case Value::Kind::Module: {
+      std::string_view path = intern(std::string(base.path) + "." + std::string(attr));
+      if (base.module_class) {
+        if (const ChildDecl *child = base.module_class->find_child(attr))
+          return module_value(path, child);
+        if (base.module_class->find_parameter(attr) || attr == "weight" || attr == "bias")
+          return tensor(make_origin(OriginKind::Child, path, e->range));
+        if (attr == "device" || attr == "dtype")
+          return attr == "device" ? device_of(tensor(make_origin(OriginKind::Child, base.path,
+                                                                 e->range)))
+                                  : Value::neutral();
+        return Value::neutral();
+      }
+      if (attr == "weight" || attr == "bias")
+        return tensor(make_origin(OriginKind::Child, base.path, e->range));
+      if (attr == "device")
+        return device_of(tensor(make_origin(OriginKind::Child, base.path, e->range)));
+      if (attr == "config" || attr == "dtype" || attr == "training")
+        return Value::neutral();
+      // An unknown attribute of an external module: a submodule or a method, on its device.
+      return module_value(path, nullptr);
+    }
+    case Value::Kind::Tensor:
+      if (attr == "device")
+        return device_of(base);
+      if (neutral_tensor_attributes().count(attr))
+        return Value::neutral();
+      return base;
+    case Value::Kind::Tuple:
+      return as_tensor(base);
+    case Value::Kind::Device:
+      return Value::neutral(); // device.type, device.index
+    default:
+      return Value::neutral();
+    }
+  }
+
+  Value device_of(const Value &v) {
+    Value d = v;
+    d.kind = v.has_origins() ? Value::Kind::Device : Value::Kind::Neutral;
+    return d;
+  }
+
+  static const Expr *constant_index(const Expr *e) {
+    if (e && (e->kind == ExprKind::Number ||
+              (e->kind == ExprKind::UnaryOp && e->operands[0]->kind == ExprKind::Number)))
+      return e;
+    return nullptr;
+  }
+
+  Value eval_subscript(const Expr *e) {
+    Value base = eval(e->operands[0]);
+    switch (base.kind) {
+    case Value::Kind::Module: {
+      if (!base.child || (base.child->kind == ChildKind::Single && !base.child->is_container))
+        return Value::neutral();
+      const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+      if (const Expr *k = constant_index(index)) {
+        std::string text = std::string(base.path) + "." +
+                           std::string(frame_->file ? frame_->file->source->slice(k->range)
+                                                    : std::string_view("0"));
+        Value v = module_value(intern(text), nullptr);
+        v.module_class = base.child->resolved;
+        return v;
+      }
+      for (size_t i = 1; i < e->operands.size(); ++i)
+        eval(e->operands[i]);
+      Value item;
+      item.kind = Value::Kind::ModuleItem;
+      item.path = base.path;
+      return item;
+    }
+    case Value::Kind::Tuple: {
+      const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+      if (base.elements && index && index->kind == ExprKind::Number) {
+        size_t i = static_cast<size_t>(std::atoi(std::string(index->range.end - index->range.begin
+                                                                  ? frame_->file->source->slice(
+                                                                        index->range)
+                                                                  : "0")
+                                                      .c_str()));
+        if (i < base.elements->size())
+          return (*base.elements)[i];
+      }
+      if (index && index->kind == ExprKind::Slice)
+        return base;
+      return as_tensor(base);
+    }
+    case Value::Kind::Tensor: {
+      Site site;
+      site.kind = SiteKind::Indexing;
+      site.expr = e;
+      site.operation = "indexing";
+      site.operands.push_back({e->operands[0], base.origins});
+      for (size_t i = 1; i < e->operands.size(); ++i) {
+        Value idx = eval(e->operands[i]);
+        if (idx.kind == Value::Kind::Tensor)
+          site.operands.push_back({e->operands[i], idx.origins, true});
+      }
+      if (site.operands.size() > 1)
+        emit(site);
+      return base;
+    }
+    default:
+      for (size_t i = 1; i < e->operands.size(); ++i)
+        eval(e->operands[i]);
+      return Value::neutral();
+    }
+  }
+
+  Value binary(const std::string &op, SourceRange range, const Expr *left_expr, const Value &l,
+               const Expr *right_expr, const Value &r, const Expr *whole) {
+    (void)range;
+    bool l_container = l.kind == Value::Kind::Tuple;
+    bool r_container = r.kind == Value::Kind::Tuple;
+    if (l_container || r_container) {
+      // Tuple/list concatenation or repetition: no tensor operation happens.
+      if (l_container && r_container) {
+        Value out;
+        out.kind = Value::Kind::Tuple;
+        if (l.elements && r.elements) {
+          out.elements = std::make_shared<std::vector<Value>>(*l.elements);
+          out.elements->insert(out.elements->end(), r.elements->begin(), r.elements->end());
+        } else {
+          out.origins = origins_of(l);
+          add_origins(out.origins, origins_of(r));
+        }
+        return out;
+      }
+      return l_container ? l : r;
+    }
+    bool l_tensor = l.kind == Value::Kind::Tensor && l.has_origins();
+    bool r_tensor = r.kind == Value::Kind::Tensor && r.has_origins();
+    if (l.kind == Value::Kind::Str || r.kind == Value::Kind::Str)
+      return Value::neutral();
+    if (l_tensor && r_tensor && whole) {
+      Site site;
+      site.kind = op == "@" ? SiteKind::Matmul : SiteKind::Arithmetic;
+      site.expr = whole;
+      site.operation = op;
+      site.operands.push_back({left_expr, l.origins});
+      site.operands.push_back({right_expr, r.origins});
+      emit(site);
+    } else if (l_tensor && r_tensor && !whole) {
+      // augmented assignment: the statement is the site
+      Site site;
+      site.kind = SiteKind::Arithmetic;
+      site.expr = left_expr;
+      site.operation = op + "=";
+      site.operands.push_back({left_expr, l.origins});
+      site.operands.push_back({right_expr, r.origins});
+      emit_statement_site(site);
+    }
+    if (!l_tensor)
+      return r_tensor ? r : Value::neutral();
+    if (!r_tensor)
+      return l;
+    Value out = l;
+    add_origins(out.origins, r.origins);
+    return out;
+  }
+
+  void emit_statement_site(Site &site) {
+    site.expr = frame_->statement && frame_->statement->kind == StmtKind::AugAssign
+                    ? nullptr
+                    : site.expr;
+    if (!site.expr) {
+      // Use a synthetic range: the augmented statement itself.
+      static thread_local std::deque<Expr> synthetic;
+      Expr &x = synthetic.emplace_back();
+      x.kind = ExprKind::Other;
+      x.range = frame_->statement->range;
+      site.expr = &x;
+    }
+    emit(site);
+  }
+
+  void emit(Site &site) {
+    if (frame_->script && site.kind != SiteKind::ModelCall)
+      return; // script code is checked for literal placements only
+    site.unit = frame_->unit;
+    site.function = call_stack_.empty() ? nullptr : call_stack_.back();
+    site.file = frame_->file;
+    site.statement = frame_->statement;
+    sink_.on_site(site);
+  }
+
+  void hardcoded(const Expr *e, std::string device) {
+    if (frame_->script || !frame_->unit)
+      return;
+    HardcodedDevice ev;
+    ev.expr = e;
+    ev.device = std::move(device);
+    ev.unit = frame_->unit;
+    ev.file = frame_->file;
+    sink_.on_hardcoded_device(ev);
+  }
+
+  static bool is_device_literal(std::string_view s) {
+    return starts_with(s, "cuda") || s == "cpu" || starts_with(s, "mps") || starts_with(s, "xpu") ||
+           starts_with(s, "npu");
+  }
+
+  // What a device argument says: Device/Tensor origins, a literal, or nothing known.
+  Value device_argument(const Expr *arg, const Value &v, bool report_literal) {
+    if (v.kind == Value::Kind::Str && is_device_literal(v.text)) {
+      if (report_literal && v.text != "cpu")
+        hardcoded(arg, std::string(v.text));
+      if (v.text == "cpu")
+        return tensor(make_origin(OriginKind::Fresh, "cpu", arg->range));
+      return tensor(make_origin(OriginKind::LiteralDevice, v.text, arg->range));
+    }
+    if (v.has_origins()) {
+      Value out;
+      out.kind = Value::Kind::Tensor;
+      out.origins = origins_of(v);
+      return out;
+    }
+    return Value::neutral();
+  }
+
+  struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string_view, Value>> keywords;
+    const Value *keyword(std::string_view name) const {
+      for (const auto &[k, v] : keywords)
+        if (k == name)
+          return &v;
+      return nullptr;
+    }
+  };
+
+  Args eval_args(const Expr *call) {
+    Args a;
+    for (size_t i = 1; i < call->operands.size(); ++i)
+      a.positional.push_back(eval(call->operands[i]));
+    for (const Keyword &k : call->keywords)
+      a.keywords.emplace_back(k.name, eval(k.value));
+    return a;
+  }
+
+  static OriginSet tensor_union(const Args &args) {
+    OriginSet out;
+    for (const Value &v : args.positional)
+      if (v.kind == Value::Kind::Tensor)
+        for (const Origin *o : v.origins)
+          if (std::find(out.begin(), out.end(), o) == out.end())
+            out.push_back(o);
+    return out;
+  }
+
+  Value first_tensor(const Args &args) {
+    for (const Value &v : args.positional)
+      if (v.kind == Value::Kind::Tensor && v.has_origins())
+        return v;
+    for (const auto &[k, v] : args.keywords)
+      if (v.kind == Value::Kind::Tensor && v.has_origins())
+        return v;
+    return Value::neutral();
+  }
+
+  Value module_call(const Value &callee, const Expr *call, const Args &args) {
+    if (callee.kind == Value::Kind::ModuleItem)
+      return tensor(make_origin(OriginKind::LayerIteration, callee.path, call->range));
+    const ChildDecl *child = callee.child;
+    if (child && child->is_loss)
+      return loss_site(call, args, "self." + std::string(callee.path));
+    if (child && !child->has_parameters)
+      return first_tensor(args); // activation/dropout: output stays with the input
+    Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
+    return out;
+  }
+
+  Value loss_site(const Expr *call, const Args &args, std::string name) {
+    Site site;
+    site.kind = SiteKind::Loss;
+    site.expr = call;
+    site.operation = std::move(name);
+    size_t taken = 0;
+    for (size_t i = 0; i < args.positional.size() && taken < 2; ++i) {
+      const Value &v = args.positional[i];
+      if (v.kind == Value::Kind::Tensor) {
+        SiteOperand op{call->operands[i + 1], v.origins};
+        op.is_target = taken == 1;
+        site.operands.push_back(op);
+        ++taken;
+      }
+    }
+    for (const Keyword &k : call->keywords) {
+      if (taken >= 2)
+        break;
+      for (const auto &[name_, v] : args.keywords)
+        if (name_ == k.name && v.kind == Value::Kind::Tensor &&
+            (k.name == "input" || k.name == "target" || k.name == "labels" ||
+             k.name == "logits")) {
+          SiteOperand op{k.value, v.origins};
+          op.is_target = k.name == "target" || k.name == "labels";
+          site.operands.push_back(op);
+          ++taken;
+        }
+    }
+    if (site.operands.size() == 2)
+      emit(site);
+    return first_tensor(args);
+  }
+
+  Value operation_site(SiteKind kind, const Expr *call, const Args &args, std::string name,
+                       const Value *receiver) {
+    Site site;
+    site.kind = kind;
+    site.expr = call;
+    site.operation = std::move(name);
+    if (receiver && receiver->kind == Value::Kind::Tensor)
+      site.operands.push_back({call->operands[0]->operands[0], receiver->origins});
+    bool index_like = kind == SiteKind::Indexing;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      const Value &v = args.positional[i];
+      if (v.kind != Value::Kind::Tensor || !v.has_origins())
+        continue;
+      SiteOperand op{call->operands[i + 1], v.origins};
+      // The index/mask argument of gather/index_select/embedding: CPU indices are accepted.
+      op.is_index = index_like && (receiver ? i == 0 || i == 1 : i == 0 || i == 1) &&
+                    site.operation.find("embedding") == std::string::npos;
+      site.operands.push_back(op);
+    }
+    for (size_t k = 0; k < call->keywords.size(); ++k) {
+      const auto &[name_, v] = args.keywords[k];
+      if (v.kind == Value::Kind::Tensor && v.has_origins() &&
+          (name_ == "attn_mask" || name_ == "other" || name_ == "index" || name_ == "mask" ||
+           name_ == "src" || name_ == "input" || name_ == "weight" || name_ == "bias"))
+        site.operands.push_back({call->keywords[k].value, v.origins});
+    }
+    if (site.operands.size() > 1)
+      emit(site);
+    if (receiver && receiver->kind == Value::Kind::Tensor)
+      return *receiver;
+    Value out;
+    out.origins = tensor_union(args);
+    out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+    return out;
+  }
+
+  // torch.* / F.* / nn.functional.*
+  Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted) {
+    if (leaf == "device" && call->operands.size() > 1) {
+      Value v = eval(call->operands[1]);
+      if (v.kind == Value::Kind::Str)
+        return v;
+      return Value::neutral();
+    }
+    Args args = eval_args(call);
+    if (concat_functions().count(leaf)) {
+      Site site;
+      site.kind = SiteKind::Concat;
+      site.expr = call;
+      site.operation = dotted;
+      const Expr *list = call->operands.size() > 1 ? call->operands[1] : nullptr;
+      const Value *list_value = args.positional.empty() ? nullptr : &args.positional[0];
+      if (list && list_value && list->kind == ExprKind::Tuple && list_value->elements) {
+        for (size_t i = 0; i < list->operands.size() && i < list_value->elements->size(); ++i) {
+          const Value &v = (*list_value->elements)[i];
+          if (v.has_origins() && v.kind != Value::Kind::Tuple)
+            site.operands.push_back({list->operands[i], v.origins});
+          else if (v.kind == Value::Kind::Tuple)
+            site.operands.push_back({list->operands[i], origins_of(v)});
+        }
+      } else if (list && list_value) {
+        // A list built elsewhere: its elements' origins must agree with each other.
+        OriginSet all = origins_of(*list_value);
+        for (const Origin *o : all)
+          site.operands.push_back({list, OriginSet{o}});
+      }
+      if (site.operands.size() > 1)
+        emit(site);
+      Value out;
+      if (list_value)
+        out.origins = origins_of(*list_value);
+      out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+      return out;
+    }
+    if (is_tensor_constructor(leaf) || ends_with(leaf, "_like")) {
+      if (const Value *device = args.keyword("device")) {
+        const Keyword *k = call->keyword("device");
+        return device_argument(k->value, *device, true);
+      }
+      if (ends_with(leaf, "_like"))
+        return first_tensor(args);
+      if ((leaf == "tensor" || leaf == "as_tensor") && !call->operands.empty() &&
+          call->operands.size() > 1) {
+        const Expr *data = call->operands[1];
+        // A 0-dim CPU tensor mixes with tensors on any device.
+        if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
+            !args.positional[0].has_origins())
+          return Value::neutral();
+        if (args.positional[0].has_origins())
+          return args.positional[0];
+      }
+      if (leaf == "from_numpy" || leaf == "tensor" || leaf == "as_tensor" || leaf == "zeros" ||
+          leaf == "ones" || leaf == "arange" || leaf == "full" || leaf == "empty" ||
+          leaf == "rand" || leaf == "randn" || leaf == "randint" || leaf == "eye" ||
+          leaf == "linspace" || leaf == "randperm" || leaf == "range" || leaf == "logspace" ||
+          leaf == "tril_indices" || leaf == "triu_indices" || leaf == "LongTensor" ||
+          leaf == "FloatTensor" || leaf == "BoolTensor" || leaf == "IntTensor")
+        return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+      return first_tensor(args);
+    }
+    if (loss_functions().count(leaf))
+      return loss_site(call, args, dotted);
+    if (ends_with(leaf, "Loss") && !leaf.empty() && leaf[0] >= 'A' && leaf[0] <= 'Z') {
+      Value v;
+      v.kind = Value::Kind::LossFunction;
+      return v;
+    }
+    if (leaf == "checkpoint" && !args.positional.empty()) {
+      const Value &fn = args.positional[0];
+      if (fn.kind == Value::Kind::Module || fn.kind == Value::Kind::ModuleItem) {
+        Args rest = args;
+        rest.positional.erase(rest.positional.begin());
+        return module_call(fn, call, rest);
+      }
+      return first_tensor(args);
+    }
+    if (matmul_functions().count(leaf))
+      return operation_site(SiteKind::Matmul, call, args, dotted, nullptr);
+    if (binary_functions().count(leaf) && tensor_union(args).size() > 1)
+      return operation_site(SiteKind::Arithmetic, call, args, dotted, nullptr);
+    if (index_functions().count(leaf))
+      return operation_site(SiteKind::Indexing, call, args, dotted, nullptr);
+    if (leaf == "finfo" || leaf == "iinfo" || leaf == "is_tensor" || leaf == "numel" ||
+        leaf == "is_floating_point" || leaf == "get_default_dtype" || leaf == "no_grad" ||
+        starts_with(dotted, "torch.cuda") || starts_with(dotted, "torch.jit") ||
+        starts_with(dotted, "torch.distributed") || leaf == "is_autocast_enabled")
+      return Value::neutral();
+    Value out;
+    out.origins = tensor_union(args);
+    out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+    return out;
+  }
+
+  Value tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
+    Args args = eval_args(call);
+    if (method == "to" || method == "type_as" || method == "type") {
+      const Expr *device_expr = nullptr;
+      const Value *device_value = nullptr;
+      if (const Value *kw = args.keyword("device")) {
+        device_value = kw;
+        device_expr = call->keyword("device")->value;
+      } else if (!args.positional.empty()) {
+        device_value = &args.positional[0];
+        device_expr = call->operands[1];
+      } else if (const Value *other = args.keyword("other")) {
+        device_value = other;
+        device_expr = call->keyword("other")->value;
+      }
+      if (device_value && (device_value->kind == Value::Kind::Str ||
+                           device_value->has_origins())) {
+        Value d = device_argument(device_expr, *device_value, true);
+        if (d.has_origins())
+          return d;
+      }
+      return receiver;
+    }
+    if (method == "cuda") {
+      std::string device = "cuda";
+      if (!args.positional.empty() && call->operands[1]->kind == ExprKind::Number)
+        device = "cuda:" + std::string(frame_->file->source->slice(call->operands[1]->range));
+      hardcoded(call, device);
+      return tensor(make_origin(OriginKind::LiteralDevice, intern(device), call->range));
+    }
+    if (method == "cpu")
+      return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
+    if (neutral_methods().count(method))
+      return Value::neutral();
+    if (starts_with(method, "new_"))
+      return receiver;
+    if (method == "copy_" || method == "expand_as" || method == "view_as" ||
+        method == "reshape_as" || method == "update" || method == "get")
+      return receiver;
+    if (index_functions().count(method))
+      return operation_site(SiteKind::Indexing, call, args, "." + std::string(method), &receiver);
+    if (matmul_functions().count(method))
+      return operation_site(SiteKind::Matmul, call, args, "." + std::string(method), &receiver);
+    if (binary_functions().count(method))
+      return operation_site(SiteKind::Arithmetic, call, args, "." + std::string(method),
+                            &receiver);
+    return receiver;
+  }
+
+  Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
+                      const ModuleClass *unit) {
+    if (frame_->depth >= limits_.max_inline_depth ||
+        std::find(call_stack_.begin(), call_stack_.end(), fn) != call_stack_.end())
+      return first_tensor(args);
+    Frame frame;
+    frame.unit = unit;
+    frame.function = fn;
+    frame.file = file_of_.count(fn) ? file_of_[fn] : frame_->file;
+    frame.depth = frame_->depth + 1;
+    frame.script = frame_->script;
+    size_t first = bound_self && !fn->is_staticmethod ? 1 : 0;
+    if (first == 1 && !fn->parameters.empty()) {
+      Value self;
+      self.kind = Value::Kind::Self;
+      frame.env[fn->parameters[0].name] = self;
+    }
+    size_t next = 0;
+    for (size_t i = first; i < fn->parameters.size(); ++i) {
+      const Parameter &p = fn->parameters[i];
+      Value v;
+      bool bound = false;
+      if (p.variadic) {
+        Value rest;
+        rest.kind = Value::Kind::Tuple;
+        rest.elements = std::make_shared<std::vector<Value>>();
+        while (next < args.positional.size())
+          rest.elements->push_back(args.positional[next++]);
+        v = rest;
+        bound = true;
+      } else if (next < args.positional.size()) {
+        v = args.positional[next++];
+        bound = true;
+      } else if (const Value *kw = args.keyword(p.name)) {
+        v = *kw;
+        bound = true;
+      }
+      if (!bound && p.default_value) {
+        Frame *caller = frame_;
+        frame_ = &frame;
+        v = eval(p.default_value);
+        frame_ = caller;
+      }
+      frame.env[p.name] = v;
+    }
+    (void)call;
+    Frame *caller = frame_;
+    frame_ = &frame;
+    call_stack_.push_back(fn);
+    exec_block(fn->body);
+    call_stack_.pop_back();
+    frame_ = caller;
+    return frame.returns;
+  }
+
+  Value eval_call(const Expr *call) {
+    const Expr *callee = call->operands[0];
+    std::string_view leaf = call->text;
+    // self.method(...) / self.child(...)
+    if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "self") &&
+        frame_->unit) {
+      const ModuleClass *unit = frame_->unit;
+      if (!unit->find_child(leaf) && !frame_->env.count(self_key(callee))) {
+        Args args = eval_args(call);
+        if (const FunctionDef *m = unit->find_method(leaf))
+          return call_function(m, call, args, true, unit);
+        if (leaf == "get_input_embeddings" || leaf == "get_output_embeddings")
+          return module_value(leaf, nullptr);
+        if (leaf == "loss_function")
+          return loss_site(call, args, "self.loss_function");
+        return first_tensor(args);
+      }
+    }
+    if (callee->kind == ExprKind::Name) {
+      std::string_view name = callee->text;
+      auto local = frame_->env.find(name);
+      if (local != frame_->env.end()) {
+        const Value &v = local->second;
+        if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
+          return module_call(v, call, eval_args(call));
+        if (v.kind == Value::Kind::LossFunction)
+          return loss_site(call, eval_args(call), std::string(name) + "(...)");
+      }
+      auto nested = frame_->local_functions.find(name);
+      const FunctionDef *fn = nested != frame_->local_functions.end() ? nested->second
+                                                                      : pkg_.find_function(name);
+      if (fn && local == frame_->env.end()) {
+        Args args = eval_args(call);
+        return call_function(fn, call, args, false, frame_->unit);
+      }
+      if (name == "list" || name == "tuple" || name == "sorted" || name == "reversed" ||
+          name == "sum" || name == "max" || name == "min" || name == "next" || name == "iter") {
+        Args args = eval_args(call);
+        if (name == "max" || name == "min")
+          return Value::neutral();
+        if (!args.positional.empty())
+          return args.positional[0];
+        return Value::neutral();
+      }
+      if (name == "zip" || name == "enumerate") {
+        eval_args(call);
+        return Value::neutral();
+      }
+      if (neutral_builtins().count(name)) {
+        eval_args(call);
+        return Value::neutral();
+      }
+      if (ends_with(name, "Loss")) {
+        eval_args(call);
+        Value v;
+        v.kind = Value::Kind::LossFunction;
+        return v;
+      }
+    }
+    std::string dotted = dotted_name(callee);
+    if (callee->kind == ExprKind::Attribute) {
+      if (starts_with(dotted, "torch.") || starts_with(dotted, "F.") ||
+          starts_with(dotted, "nn.") || starts_with(dotted, "functional."))
+        return torch_call(call, leaf, dotted);
+      Value receiver = eval(callee->operands[0]);
+      switch (receiver.kind) {
+      case Value::Kind::Tensor:
+        return tensor_method(call, leaf, receiver);
+      case Value::Kind::Self:
+      case Value::Kind::Module: {
+        Value target = eval_attribute(callee);
+        if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
+          return module_call(target, call, eval_args(call));
+        eval_args(call);
+        return target;
+      }
+      case Value::Kind::ModuleItem:
+        // layer.forward(...), layer.__call__(...)
+        return module_call(receiver, call, eval_args(call));
+      case Value::Kind::Tuple: {
+        Args args = eval_args(call);
+        if (leaf == "append" || leaf == "extend" || leaf == "insert") {
+          // Lists that collect tensors: remember what went in.
+          if (callee->operands[0]->kind == ExprKind::Name && !args.positional.empty()) {
+            Value &list = frame_->env[callee->operands[0]->text];
+            Value added = leaf == "insert" && args.positional.size() > 1 ? args.positional[1]
+                                                                         : args.positional[0];
+            Value updated;
+            updated.kind = Value::Kind::Tuple;
+            updated.origins = origins_of(list);
+            add_origins(updated.origins, origins_of(added));
+            list = updated;
+          }
+          return Value::neutral();
+        }
+        if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
+          return as_tensor(receiver);
+        return Value::neutral();
+      }
+      case Value::Kind::Str:
+      case Value::Kind::Device:
+        eval_args(call);
+        return Value::neutral();
+      default:
+        break;
+      }
+      Args args = eval_args(call);
+      if (leaf == "checkpoint" || leaf == "_gradient_checkpointing_func") {
+        if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
+                                         args.positional[0].kind == Value::Kind::ModuleItem)) {
+          Args rest = args;
+          rest.positional.erase(rest.positional.begin());
+          return module_call(args.positional[0], call, rest);
+        }
+      }
+      if (ends_with(leaf, "Loss")) {
+        Value v;
+        v.kind = Value::Kind::LossFunction;
+        return v;
+      }
+      return first_tensor(args);
+    }
+    Value target = eval(callee);
+    Args args = eval_args(call);
+    if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
+      return module_call(target, call, args);
+    if (target.kind == Value::Kind::LossFunction)
+      return loss_site(call, args, "loss function");
+    if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
+                                     args.positional[0].kind == Value::Kind::ModuleItem)) {
+      Args rest = args;
+      rest.positional.erase(rest.positional.begin());
+      return module_call(args.positional[0], call, rest);
+    }
+    return first_tensor(args);
+  }
+};
+
+} // namespace
+
+void analyze_package(const Package &package, const PlacementModel &placement, SiteSink &sink,
+                     const AnalysisLimits &limits) {
+  Interpreter interpreter(package, placement, sink, limits);
+  interpreter.run();
+}
+
+} // namespace devlint

@@ -1,0 +1,56 @@
+// An operation that needs its tensor operands on one device, with what the analysis knows about
+// each operand. Rules only see sites (and hard-coded device events), never the syntax tree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/module_model.h"
+#include "placement/origin.h"
+
+namespace devlint {
+
+enum class SiteKind : uint8_t {
+  Concat,     // torch.cat / stack / concat / hstack / vstack
+  Arithmetic, // + - * / ==, add/mul/where, residual adds
+  Matmul,     // @, matmul, bmm, einsum, F.linear, sdpa
+  Loss,       // loss functions and loss modules
+  Indexing,   // a[idx], gather, index_select, masked_fill, masked_scatter, F.embedding
+  IndexPut,   // a[mask] = b
+  ModelCall,  // script code: a model placed on one literal device called with tensors on another
+};
+
+struct SiteOperand {
+  const Expr *expr = nullptr;
+  OriginSet origins;
+  bool is_index = false;  // an index/mask operand: a CPU index is accepted by PyTorch
+  bool is_target = false; // labels/targets of a loss
+};
+
+struct Site {
+  SiteKind kind = SiteKind::Arithmetic;
+  const Expr *expr = nullptr;     // the whole operation
+  const Stmt *statement = nullptr; // the statement holding it (for fixes that add a line)
+  std::string operation;          // "torch.cat", "+", "loss_fct(...)"
+  std::vector<SiteOperand> operands;
+  const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
+  const FunctionDef *function = nullptr;
+  const SyntaxFile *file = nullptr;
+};
+
+// `.cuda()`, `.to("cuda:0")`, `device="cuda"` inside a module's method.
+struct HardcodedDevice {
+  const Expr *expr = nullptr;
+  std::string device;
+  const ModuleClass *unit = nullptr;
+  const SyntaxFile *file = nullptr;
+};
+
+class SiteSink {
+public:
+  virtual ~SiteSink() = default;
+  virtual void on_site(const Site &site) = 0;
+  virtual void on_hardcoded_device(const HardcodedDevice &event) = 0;
+};
+
+} // namespace devlint

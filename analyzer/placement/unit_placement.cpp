@@ -1,0 +1,212 @@
+#include "placement/unit_placement.h"
+
+#include <algorithm>
+
+namespace devlint {
+
+namespace {
+constexpr int kMaxNesting = 32; // guards against inheritance or containment cycles
+}
+
+PlacementModel::PlacementModel(const Package &package) : package_(package) {
+  for (const auto &cls : package.classes)
+    for (const ChildDecl *child : cls->all_children())
+      if (child->resolved)
+        parents_[child->resolved].push_back(cls.get());
+  for (const auto &cls : package.classes) {
+    if (!cls->is_module)
+      continue;
+    UnitFacts f;
+    const ModuleClass *c = cls.get();
+    bool has_children = false;
+    for (const ChildDecl *child : c->all_children())
+      has_children |= child->has_parameters;
+    bool no_split_listed = std::find(package.no_split_modules.begin(),
+                                     package.no_split_modules.end(),
+                                     c->name) != package.no_split_modules.end();
+    f.may_split = has_children && !never_split_context(c, 0);
+    f.on_first_chain = first_chain(c, 0);
+    if (f.may_split) {
+      f.why = std::string(c->name) + " is not in " + no_split_text() +
+              ", so accelerate may split it and place its submodules and parameters on "
+              "different devices";
+    } else if (no_split_listed) {
+      f.why = std::string(c->name) + " is in " + no_split_text();
+    }
+    facts_.emplace(c, std::move(f));
+  }
+  for (auto &[cls, f] : facts_) {
+    if (!f.may_split)
+      f.input_group = "unit";
+    else if (f.on_first_chain)
+      f.input_group = child_group(first_item_path(cls), cls, false);
+    else
+      f.input_group = "input";
+  }
+}
+
+std::string PlacementModel::no_split_text() const {
+  std::string out = "_no_split_modules = [";
+  for (size_t i = 0; i < package_.no_split_modules.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += "'" + package_.no_split_modules[i] + "'";
+  }
+  return out + "]";
+}
+
+const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {
+  auto it = unit ? facts_.find(unit) : facts_.end();
+  return it == facts_.end() ? no_unit_ : it->second;
+}
+
+// A class is never split when it is listed in _no_split_modules, has nothing to split, or every
+// class that contains it is itself never split (DEVICE_MODEL.md section 3).
+bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) const {
+  if (depth > kMaxNesting)
+    return false;
+  const auto &listed = package_.no_split_modules;
+  if (std::find(listed.begin(), listed.end(), cls->name) != listed.end())
+    return true;
+  for (const ModuleClass *base : cls->bases)
+    if (std::find(listed.begin(), listed.end(), base->name) != listed.end())
+      return true;
+  bool has_children = false;
+  for (const ChildDecl *child : cls->all_children())
+    has_children |= child->has_parameters;
+  if (!has_children)
+    return true;
+  auto it = parents_.find(cls);
+  if (it == parents_.end() || it->second.empty())
+    return false;
+  for (const ModuleClass *parent : it->second)
+    if (!never_split_context(parent, depth + 1))
+      return false;
+  return true;
+}
+
+// Inputs of the model root are moved to the map's first device, where its first item sits.
+bool PlacementModel::first_chain(const ModuleClass *cls, int depth) const {
+  if (depth > kMaxNesting)
+    return false;
+  auto it = parents_.find(cls);
+  if (it == parents_.end() || it->second.empty() || cls->is_pretrained_model)
+    return true;
+  for (const ModuleClass *parent : it->second) {
+    if (!parent->all_parameters().empty())
+      continue;
+    for (const ChildDecl *child : parent->all_children()) {
+      if (!child->has_parameters)
+        continue;
+      if (child->resolved == cls && first_chain(parent, depth + 1))
+        return true;
+      break;
+    }
+  }
+  return false;
+}
+
+std::string PlacementModel::first_item_path(const ModuleClass *cls) const {
+  std::string path;
+  for (int depth = 0; cls && depth < kMaxNesting; ++depth) {
+    auto params = cls->all_parameters();
+    if (!params.empty())
+      return path + params.front()->name;
+    const ChildDecl *first = nullptr;
+    for (const ChildDecl *child : cls->all_children())
+      if (child->has_parameters) {
+        first = child;
+        break;
+      }
+    if (!first)
+      return path;
+    path += first->name;
+    if (first->kind != ChildKind::Single)
+      path += ".0";
+    if (!first->resolved || never_split_context(first->resolved, 0))
+      return path;
+    cls = first->resolved;
+    path += ".";
+  }
+  return path;
+}
+
+// The device-map entry that holds `path` (relative to a split unit): descend while the class on
+// the way may itself be split.
+std::string PlacementModel::last_item_path(const ModuleClass *cls) const {
+  std::string path;
+  for (int depth = 0; cls && depth < kMaxNesting; ++depth) {
+    const ChildDecl *last = nullptr;
+    for (const ChildDecl *child : cls->all_children())
+      if (child->has_parameters)
+        last = child;
+    if (!last)
+      return path.empty() ? path : path.substr(0, path.size() - 1);
+    path += last->name;
+    if (last->kind != ChildKind::Single)
+      return path + ".last";
+    if (!last->resolved || never_split_context(last->resolved, 0))
+      return path;
+    cls = last->resolved;
+    path += ".";
+  }
+  return path;
+}
+
+std::string PlacementModel::child_group(std::string_view path, const ModuleClass *unit,
+                                        bool output) const {
+  const ModuleClass *cls = unit;
+  size_t pos = 0;
+  while (cls) {
+    size_t dot = path.find('.', pos);
+    std::string_view segment = path.substr(pos, dot == std::string_view::npos ? path.npos
+                                                                              : dot - pos);
+    const ChildDecl *child = cls->find_child(segment);
+    if (!child)
+      return "dev:" + std::string(path.substr(0, dot)); // a parameter of a split class
+    size_t end = dot;
+    if (child->kind != ChildKind::Single && dot != std::string_view::npos) {
+      end = path.find('.', dot + 1); // keep the element index: layers.3
+    }
+    if (!child->resolved || never_split_context(child->resolved, 0))
+      return "dev:" + std::string(path.substr(0, end));
+    if (end == std::string_view::npos) {
+      std::string last = output ? last_item_path(child->resolved) : std::string();
+      return "dev:" + std::string(path) + (last.empty() ? "" : "." + last);
+    }
+    cls = child->resolved;
+    pos = end + 1;
+  }
+  return "dev:" + std::string(path);
+}
+
+std::string PlacementModel::group_of(const Origin &origin, const ModuleClass *unit) const {
+  switch (origin.kind) {
+  case OriginKind::Fresh:
+  case OriginKind::PlainTensor:
+    return "cpu";
+  case OriginKind::Skip:
+    return "";
+  case OriginKind::LiteralDevice:
+    return origin.label == "cuda" ? "literal:cuda:0" : "literal:" + std::string(origin.label);
+  default:
+    break;
+  }
+  const UnitFacts &f = facts(unit);
+  if (!f.may_split)
+    return "unit";
+  switch (origin.kind) {
+  case OriginKind::Input:
+    return f.input_group;
+  case OriginKind::Child:
+    return child_group(origin.label, unit, true);
+  case OriginKind::Parameter:
+    return child_group(origin.label, unit, false);
+  case OriginKind::LayerIteration:
+    return "iter:" + std::string(origin.label) + (origin.earlier_iteration ? ":earlier" : ":this");
+  default:
+    return "unit";
+  }
+}
+
+} // namespace devlint

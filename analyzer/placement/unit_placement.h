@@ -1,0 +1,47 @@
+// How accelerate may place one module class ("unit") under device_map="auto": whether the class
+// may be split across devices, and which origins inside its methods may then sit on different
+// devices (DEVICE_MODEL.md sections 1 and 3).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "model/module_model.h"
+#include "placement/origin.h"
+
+namespace devlint {
+
+struct UnitFacts {
+  bool may_split = false;
+  bool on_first_chain = false; // inputs reach it on the map's first device
+  std::string input_group;     // device group of its inputs
+  std::string why;             // one sentence explaining may_split, for messages
+};
+
+class PlacementModel {
+public:
+  explicit PlacementModel(const Package &package);
+
+  const UnitFacts &facts(const ModuleClass *unit) const;
+  // A name for the device an origin sits on inside `unit`; two origins with different groups
+  // may sit on different devices. Empty: compatible with anything (skip keys).
+  std::string group_of(const Origin &origin, const ModuleClass *unit) const;
+  const Package &package() const { return package_; }
+  std::string no_split_text() const; // "_no_split_modules = ['GLMBlock']"
+
+private:
+  const Package &package_;
+  std::unordered_map<const ModuleClass *, UnitFacts> facts_;
+  std::unordered_map<const ModuleClass *, std::vector<const ModuleClass *>> parents_;
+  UnitFacts no_unit_;
+
+  bool never_split_context(const ModuleClass *cls, int depth) const;
+  bool first_chain(const ModuleClass *cls, int depth) const;
+  std::string first_item_path(const ModuleClass *cls) const;
+  std::string last_item_path(const ModuleClass *cls) const;
+  // The device-map entry holding `path`; `output` follows a split class to its last item, where
+  // its forward's result is produced.
+  std::string child_group(std::string_view path, const ModuleClass *unit, bool output) const;
+};
+
+} // namespace devlint

@@ -1,0 +1,119 @@
+// The human formats: `full` (Ruff-style code frame with origins and the fix) and `concise`.
+#include <algorithm>
+
+#include "render/renderer.h"
+
+namespace devlint {
+namespace {
+
+struct Palette {
+  const char *bold = "", *red = "", *cyan = "", *blue = "", *green = "", *reset = "";
+  explicit Palette(bool color) {
+    if (color) {
+      bold = "\x1b[1m";
+      red = "\x1b[31m";
+      cyan = "\x1b[36m";
+      blue = "\x1b[34m";
+      green = "\x1b[32m";
+      reset = "\x1b[0m";
+    }
+  }
+};
+
+void header(std::ostream &out, const Finding &f, const RenderOptions &options, const Palette &p) {
+  out << p.bold << f.file->display_path << p.reset << p.cyan << ":" << p.reset << f.range.line
+      << p.cyan << ":" << p.reset << f.range.column << p.cyan << ":" << p.reset << " " << p.red
+      << p.bold << f.code << p.reset << " ";
+  if (fix_available(f, options))
+    out << p.cyan << "[*] " << p.reset;
+  out << f.message << "\n";
+}
+
+} // namespace
+
+bool fix_available(const Finding &f, const RenderOptions &options) {
+  return f.fix && (f.fix->applicability == Applicability::Safe ||
+                   (options.unsafe_fixes && f.fix->applicability == Applicability::Unsafe));
+}
+
+std::optional<OutputFormat> parse_output_format(const std::string &name) {
+  if (name == "full")
+    return OutputFormat::Full;
+  if (name == "concise")
+    return OutputFormat::Concise;
+  return std::nullopt;
+}
+
+void render_concise(std::ostream &out, const std::vector<Finding> &findings,
+                    const RenderOptions &options) {
+  Palette p(options.color);
+  for (const Finding &f : findings)
+    header(out, f, options, p);
+}
+
+void render_full(std::ostream &out, const std::vector<Finding> &findings,
+                 const RenderOptions &options) {
+  Palette p(options.color);
+  for (const Finding &f : findings) {
+    header(out, f, options, p);
+    uint32_t first = f.range.line > 1 ? f.range.line - 1 : f.range.line;
+    uint32_t last = std::min(f.range.end_line, f.range.line + 3);
+    size_t width = std::to_string(last).size();
+    std::string pad(width, ' ');
+    out << p.blue << pad << " |" << p.reset << "\n";
+    for (uint32_t line = first; line <= last && line <= f.file->line_count(); ++line) {
+      std::string number = std::to_string(line);
+      out << p.blue << std::string(width - number.size(), ' ') << number << " |" << p.reset << " "
+          << f.file->line_text(line) << "\n";
+      if (line == f.range.line) {
+        uint32_t end_col = f.range.end_line == f.range.line
+                               ? f.range.end_column
+                               : static_cast<uint32_t>(f.file->line_text(line).size()) + 1;
+        uint32_t len = end_col > f.range.column ? end_col - f.range.column : 1;
+        out << p.blue << pad << " |" << p.reset << " " << std::string(f.range.column - 1, ' ')
+            << p.red << std::string(len, '^') << " " << f.code << p.reset << "\n";
+      }
+    }
+    out << p.blue << pad << " |" << p.reset << "\n";
+    for (const RelatedLocation &r : f.origins)
+      out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": " << r.path
+          << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
+    if (f.fix)
+      out << p.blue << pad << " = " << p.reset << p.green << "help" << p.reset << ": "
+          << f.fix->title
+          << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "") << "\n";
+    else if (!f.no_fix_reason.empty())
+      out << p.blue << pad << " = " << p.reset << "note: no automatic fix: " << f.no_fix_reason
+          << "\n";
+    out << "\n";
+  }
+}
+
+void render_summary(std::ostream &out, const std::vector<Finding> &findings,
+                    const RenderOptions &options) {
+  if (findings.empty()) {
+    out << "All checks passed!\n";
+    return;
+  }
+  size_t fixable = std::count_if(findings.begin(), findings.end(),
+                                 [&](const Finding &f) { return fix_available(f, options); });
+  out << "Found " << findings.size() << (findings.size() == 1 ? " error.\n" : " errors.\n");
+  if (fixable)
+    out << "[*] " << fixable << " fixable with the `--fix` option.\n";
+}
+
+void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &findings,
+            const RenderOptions &options) {
+  switch (format) {
+  case OutputFormat::Full:
+    render_full(out, findings, options);
+    render_summary(out, findings, options);
+    break;
+  case OutputFormat::Concise:
+    render_concise(out, findings, options);
+    render_summary(out, findings, options);
+    break;
+  }
+}
+
+} // namespace devlint

@@ -1,0 +1,50 @@
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+class CrossDeviceConcat final : public Rule {
+public:
+  const RuleInfo &info() const override {
+    static const RuleInfo rule{"DL001", "cross-device-concat",
+                               "torch.cat/stack of tensors that may sit on different devices",
+                               R"(## What it does
+Flags `torch.cat`, `torch.stack`, `torch.concat`, `hstack`, `vstack` calls whose tensors have
+different origins under a multi-GPU device map: outputs of different submodules, a value
+accumulated over the loop over `self.layers` next to this iteration's output, or an argument next
+to a submodule's output in a module that accelerate may split.
+
+## Why is this bad?
+With `device_map="auto"`, accelerate cuts a model between blocks. A class that is not in
+`_no_split_modules` gets no hook, so its `forward` runs with tensors wherever they were made:
+`torch.cat` then raises `Expected all tensors to be on the same device`.
+
+## Example
+```python
+for index in range(self.num_layers):
+    hidden_states, kv_cache = self.layers[index](hidden_states, ...)
+    presents = torch.cat((presents, kv_cache), dim=0)  # earlier layers vs this layer
+```
+
+## Fix
+Move the later operands to the first operand's device:
+```python
+    presents = torch.cat((presents, kv_cache.to(presents.device)), dim=0)
+```
+)",
+                               FixStrategy::MoveToAnchor};
+    return rule;
+  }
+  bool claims(const Site &site, const Mismatch &) const override {
+    return site.kind == SiteKind::Concat;
+  }
+};
+
+} // namespace
+
+const Rule &cross_device_concat_rule() {
+  static const CrossDeviceConcat rule;
+  return rule;
+}
+
+} // namespace devlint

@@ -1,0 +1,49 @@
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+class CrossDeviceArithmetic final : public Rule {
+public:
+  const RuleInfo &info() const override {
+    static const RuleInfo rule{"DL002", "cross-device-arithmetic",
+                               "arithmetic, residual add or matmul between tensors that may sit "
+                               "on different devices",
+                               R"(## What it does
+Flags binary tensor operations (`+ - * / @ ==`, in-place forms, `torch.add/mul/where/matmul/bmm/
+einsum`, `F.linear`, `F.scaled_dot_product_attention`) whose operands may be on different devices
+under a multi-GPU device map. The classic case is a residual add in a block that is not in
+`_no_split_modules`: the block's input and its MLP's output sit on different GPUs.
+
+## Why is this bad?
+Only calls through `module(...)` are moved by accelerate's hooks. Inside a class that accelerate may
+split, `input + self.mlp(input)` mixes the device of the caller with the device of `mlp`.
+
+## Example
+```python
+class TransformerLayer(nn.Module):  # not in _no_split_modules
+    def forward(self, hidden_states):
+        mlp_output = self.post_attention_layernorm(self.mlp(hidden_states))
+        return hidden_states + mlp_output
+```
+
+## Fix
+Move the later operand to the first operand's device (`mlp_output.to(hidden_states.device)`), or
+add the class to `_no_split_modules` so it always sits on one device.
+)",
+                               FixStrategy::MoveToAnchor};
+    return rule;
+  }
+  bool claims(const Site &site, const Mismatch &) const override {
+    return site.kind == SiteKind::Arithmetic || site.kind == SiteKind::Matmul;
+  }
+};
+
+} // namespace
+
+const Rule &cross_device_arithmetic_rule() {
+  static const CrossDeviceArithmetic rule;
+  return rule;
+}
+
+} // namespace devlint

@@ -1,0 +1,48 @@
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+class LossLabelDevice final : public Rule {
+public:
+  const RuleInfo &info() const override {
+    static const RuleInfo rule{"DL003", "loss-label-device",
+                               "loss between head outputs and labels that may sit on another "
+                               "device",
+                               R"(## What it does
+Flags loss computations (`CrossEntropyLoss()(...)`, `F.cross_entropy`, `nll_loss`, `mse_loss`,
+...) whose logits and labels/targets may be on different devices.
+
+## Why is this bad?
+The root model's hook moves user inputs such as `labels` to the first GPU, while the head
+(`lm_head`, `output_layer`, a classifier) sits on the last one. The loss then raises
+`Expected all tensors to be on the same device`.
+
+## Example
+```python
+lm_logits = self.transformer.output_layer(hidden_states)
+shift_logits = lm_logits[..., :-1, :].contiguous()
+shift_labels = labels[..., 1:].contiguous()
+loss = loss_fct(shift_logits.view(-1, shift_logits.size(-1)), shift_labels.view(-1))
+```
+
+## Fix
+Move the labels to the logits, as transformers does:
+`shift_labels.view(-1).to(shift_logits.device)` (labels are small).
+)",
+                               FixStrategy::MoveToAnchor};
+    return rule;
+  }
+  bool claims(const Site &site, const Mismatch &) const override {
+    return site.kind == SiteKind::Loss;
+  }
+};
+
+} // namespace
+
+const Rule &loss_label_device_rule() {
+  static const LossLabelDevice rule;
+  return rule;
+}
+
+} // namespace devlint

@@ -1,0 +1,46 @@
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+bool is_fresh(const Origin *o) { return o && o->kind == OriginKind::Fresh; }
+
+class FreshTensorDevice final : public Rule {
+public:
+  const RuleInfo &info() const override {
+    static const RuleInfo rule{"DL005", "fresh-tensor-device",
+                               "a tensor created without device= meets tensors on a GPU",
+                               R"(## What it does
+Flags `torch.zeros/ones/arange/tensor/full/empty/rand*/eye/linspace(...)` results created without
+`device=` (so on the CPU), or moved there with `.cpu()`, that meet model tensors in an operation
+that needs one device. A 0-dim tensor (`torch.tensor(2.0)`) is not flagged: PyTorch mixes it with
+any device.
+
+## Why is this bad?
+The default device is the CPU: the operation fails as soon as the model runs on a GPU.
+
+## Example
+```python
+position_ids = torch.arange(seq_length)
+hidden_states = hidden_states + self.position_table[position_ids] * position_ids[:, None]
+```
+
+## Fix
+Create the tensor where it is used: `torch.arange(seq_length, device=hidden_states.device)`.
+)",
+                               FixStrategy::CreateOnAnchor};
+    return rule;
+  }
+  bool claims(const Site &, const Mismatch &m) const override {
+    return is_fresh(m.moved_origin) || is_fresh(m.anchor_origin);
+  }
+};
+
+} // namespace
+
+const Rule &fresh_tensor_device_rule() {
+  static const FreshTensorDevice rule;
+  return rule;
+}
+
+} // namespace devlint

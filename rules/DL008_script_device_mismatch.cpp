@@ -1,0 +1,46 @@
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+class ScriptDeviceMismatch final : public Rule {
+public:
+  const RuleInfo &info() const override {
+    static const RuleInfo rule{"DL008", "script-device-mismatch",
+                               "a model placed on one literal device is called with tensors placed "
+                               "on another",
+                               R"(## What it does
+In scripts that load a model and call it, flags calls (`model(...)`, `model.generate(...)`,
+`model.encode(...)`) where the model was moved to one literal device (`.to("cuda:0")`,
+`.cuda()`) and a tensor argument to another (`.to("cuda:1")`).
+
+## Why is this bad?
+The model's first layer (often an embedding) then receives indices on another GPU:
+`Expected all tensors to be on the same device ... index_select`.
+
+## Example
+```python
+model = AutoModel.from_pretrained(name).to("cuda:0")
+input_ids = tokenizer(text, return_tensors="pt").input_ids.to("cuda:1")
+outputs = model(input_ids)
+```
+
+## Fix
+Put the inputs where the model is: `input_ids.to(model.device)`.
+)",
+                               FixStrategy::None};
+    return rule;
+  }
+  bool claims(const Site &site, const Mismatch &) const override {
+    return site.kind == SiteKind::ModelCall;
+  }
+};
+
+} // namespace
+
+const Rule &script_device_mismatch_rule() {
+  static const ScriptDeviceMismatch rule;
+  return rule;
+}
+
+} // namespace devlint
