@@ -260,6 +260,8 @@ private:
 
   Sym kind(TSNode n) const {
     TSSymbol s = ts_node_symbol(n);
+    if (s == static_cast<TSSymbol>(-1)) // tree-sitter's builtin ERROR symbol
+      return Sym::Error;
     return s < sym_.by_symbol.size() ? sym_.by_symbol[s] : Sym::Unknown;
   }
   SourceRange range(TSNode n) const {

@@ -1,0 +1,78 @@
+// Fix edits and their application.
+#include <gtest/gtest.h>
+
+#include "fixes/apply_fixes.h"
+#include "test_support.h"
+
+namespace devlint {
+namespace {
+
+Finding with_fix(std::vector<TextEdit> edits, Applicability a = Applicability::Safe) {
+  Finding f;
+  f.fix = Fix{a, "t", std::move(edits)};
+  return f;
+}
+
+TEST(ApplyFixes, AppliesNonOverlappingAndDefersOverlapping) {
+  std::string text = "a + b + c";
+  Finding one = with_fix({{4, 5, "b.to(a.device)"}});
+  Finding overlapping = with_fix({{4, 9, "X"}});
+  Finding two = with_fix({{8, 9, "c.to(a.device)"}});
+  auto result = apply_fixes(text, {&two, &overlapping, &one}, [](const Finding &) { return true; });
+  EXPECT_EQ(result.text, "a + b.to(a.device) + c.to(a.device)");
+  EXPECT_EQ(result.applied, 2u);
+  EXPECT_EQ(result.skipped, 1u);
+}
+
+TEST(ApplyFixes, RespectsApplicability) {
+  std::string text = "x";
+  Finding unsafe = with_fix({{0, 1, "y"}}, Applicability::Unsafe);
+  auto result = apply_fixes(text, {&unsafe}, [](const Finding &f) {
+    return f.fix->applicability == Applicability::Safe;
+  });
+  EXPECT_EQ(result.text, "x");
+  EXPECT_EQ(result.applied, 0u);
+}
+
+TEST(DeviceFix, FreshConstructorGetsDeviceKeyword) {
+  const char *text = R"(
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        return torch.cat([h, torch.zeros(1, 4)], dim=0)
+)";
+  auto findings = testing::check_text(text);
+  ASSERT_EQ(findings.size(), 1u);
+  ASSERT_TRUE(findings[0].fix.has_value());
+  auto result = apply_fixes(text, {&findings[0]}, [](const Finding &) { return true; });
+  EXPECT_NE(result.text.find("torch.zeros(1, 4, device=h.device)"), std::string::npos);
+}
+
+TEST(DeviceFix, NoFixWithoutPlainAnchor) {
+  const char *text = R"(
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.a(x) + self.b(x)
+
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+)";
+  auto findings = testing::check_text(text);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_FALSE(findings[0].fix.has_value());
+  EXPECT_FALSE(findings[0].no_fix_reason.empty());
+}
+
+} // namespace
+} // namespace devlint

@@ -1,0 +1,200 @@
+// Fixture tests: every directory under fixtures/ holding .py files is one package. Each fixture
+// states its expected findings inline, Semgrep-style, on the line before the site:
+//   # ruleid: DL001      a DL001 finding must start on the next code line
+//   # ok: DL001          no DL001 finding may start there
+// Any finding without a `ruleid` annotation fails the test. `X.fixed.py` next to `X.py` is the
+// expected result of applying every safe fix until nothing changes; the fixed file must parse,
+// must report none of the fixed findings, and fixing it again must change nothing.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "driver/check_run.h"
+#include "fixes/apply_fixes.h"
+#include "frontend/python/python_frontend.h"
+
+namespace fs = std::filesystem;
+
+namespace devlint {
+namespace {
+
+bool is_fixed_output(const fs::path &p) {
+  return p.filename().string().size() > 9 &&
+         p.filename().string().substr(p.filename().string().size() - 9) == ".fixed.py";
+}
+
+std::vector<fs::path> fixture_packages() {
+  std::set<fs::path> dirs;
+  for (const auto &entry : fs::recursive_directory_iterator(DEVLINT_FIXTURES_DIR))
+    if (entry.is_regular_file() && entry.path().extension() == ".py")
+      dirs.insert(entry.path().parent_path());
+  return {dirs.begin(), dirs.end()};
+}
+
+std::string read(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Expectation {
+  std::set<std::pair<uint32_t, std::string>> must;     // (line, code)
+  std::set<std::pair<uint32_t, std::string>> must_not; // (line, code)
+};
+
+Expectation parse_annotations(const SourceFile &file) {
+  Expectation e;
+  std::vector<std::pair<bool, std::string>> pending;
+  for (uint32_t line = 1; line <= file.line_count(); ++line) {
+    std::string_view text = file.line_text(line);
+    size_t first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos)
+      continue;
+    std::string_view body = text.substr(first);
+    for (auto [marker, positive] : {std::pair{"# ruleid:", true}, std::pair{"# ok:", false}}) {
+      std::string_view m(marker);
+      if (body.substr(0, m.size()) == m) {
+        std::stringstream codes{std::string(body.substr(m.size()))};
+        std::string code;
+        while (std::getline(codes, code, ',')) {
+          code.erase(0, code.find_first_not_of(' '));
+          code.erase(code.find_last_not_of(' ') + 1);
+          pending.emplace_back(positive, code);
+        }
+      }
+    }
+    if (body[0] == '#')
+      continue;
+    for (auto &[positive, code] : pending)
+      (positive ? e.must : e.must_not).insert({line, code});
+    pending.clear();
+  }
+  return e;
+}
+
+class FixtureTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(FixtureTest, FindingsMatchAnnotations) {
+  const fs::path dir = GetParam();
+  std::vector<std::unique_ptr<SourceFile>> files;
+  std::vector<const SourceFile *> sources;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".py" || is_fixed_output(entry.path()))
+      continue;
+    auto f = std::make_unique<SourceFile>();
+    f->path = entry.path().string();
+    f->display_path = entry.path().filename().string();
+    f->text = read(entry.path());
+    f->index_lines();
+    sources.push_back(f.get());
+    files.push_back(std::move(f));
+  }
+  std::sort(sources.begin(), sources.end(),
+            [](const SourceFile *a, const SourceFile *b) { return a->path < b->path; });
+  std::vector<Finding> findings = check_package(sources, sources, {});
+  int annotated = 0;
+  for (const SourceFile *file : sources) {
+    Expectation expected = parse_annotations(*file);
+    annotated += static_cast<int>(expected.must.size() + expected.must_not.size());
+    std::set<std::pair<uint32_t, std::string>> actual;
+    for (const Finding &f : findings)
+      if (f.file == file)
+        actual.insert({f.range.line, f.code});
+    for (const auto &m : expected.must)
+      EXPECT_TRUE(actual.count(m)) << file->display_path << ":" << m.first << ": expected "
+                                   << m.second << ", not reported";
+    for (const auto &a : actual) {
+      EXPECT_TRUE(expected.must.count(a))
+          << file->display_path << ":" << a.first << ": unexpected " << a.second << ": "
+          << [&] {
+               for (const Finding &f : findings)
+                 if (f.file == file && f.range.line == a.first && f.code == a.second)
+                   return f.message;
+               return std::string();
+             }();
+      EXPECT_FALSE(expected.must_not.count(a)) << file->display_path << ":" << a.first;
+    }
+  }
+  EXPECT_GT(annotated, 0) << dir << " has no ruleid/ok annotations";
+}
+
+TEST_P(FixtureTest, FixesProduceExpectedOutput) {
+  const fs::path dir = GetParam();
+  bool any = false;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    if (!is_fixed_output(entry.path()))
+      continue;
+    any = true;
+    std::string name = entry.path().filename().string();
+    fs::path original = dir / (name.substr(0, name.size() - 9) + ".py");
+    ASSERT_TRUE(fs::exists(original)) << original;
+    // The package: every other file as it is, the fixed file as it evolves.
+    std::vector<std::unique_ptr<SourceFile>> others;
+    for (const auto &e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".py" && !is_fixed_output(e.path()) && e.path() != original) {
+        auto f = std::make_unique<SourceFile>();
+        f->path = e.path().string();
+        f->text = read(e.path());
+        f->index_lines();
+        others.push_back(std::move(f));
+      }
+    std::string text = read(original);
+    auto check = [&](const std::string &current, std::vector<Finding> &out) {
+      auto f = std::make_unique<SourceFile>();
+      f->path = original.string();
+      f->display_path = original.filename().string();
+      f->text = current;
+      f->index_lines();
+      std::vector<const SourceFile *> sources{f.get()};
+      for (auto &o : others)
+        sources.push_back(o.get());
+      out = check_package(sources, {f.get()}, {});
+      return f;
+    };
+    std::vector<Finding> before;
+    size_t original_errors = lower_python(*check(text, before))->syntax_errors.size();
+    int passes = 0;
+    for (; passes < 10; ++passes) {
+      std::vector<Finding> findings;
+      auto file = check(text, findings);
+      std::vector<const Finding *> pointers;
+      for (const Finding &f : findings)
+        pointers.push_back(&f);
+      AppliedFixes applied = apply_fixes(text, pointers, [](const Finding &f) {
+        return f.fix->applicability == Applicability::Safe;
+      });
+      if (applied.text == text)
+        break;
+      text = applied.text;
+    }
+    EXPECT_LT(passes, 10) << "fixes did not converge";
+    EXPECT_EQ(text, read(entry.path())) << "fixed output of " << original.filename();
+    // The fixed file parses, keeps no fixable finding, and fixing it again changes nothing.
+    std::vector<Finding> after;
+    auto fixed = check(text, after);
+    EXPECT_LE(lower_python(*fixed)->syntax_errors.size(), original_errors);
+    for (const Finding &f : after)
+      EXPECT_FALSE(f.fix.has_value()) << "still fixable after --fix: " << f.code << " line "
+                                      << f.range.line;
+  }
+  if (!any)
+    GTEST_SKIP() << "no .fixed.py in " << dir;
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<fs::path> &info) {
+  std::string name = fs::relative(info.param, DEVLINT_FIXTURES_DIR).string();
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(fixture_packages()),
+                         fixture_name);
+
+} // namespace
+} // namespace devlint

@@ -1,0 +1,171 @@
+// The placement analysis: split rules, origins through control flow, loop-carried values.
+#include <gtest/gtest.h>
+
+#include "frontend/python/python_frontend.h"
+#include "placement/unit_placement.h"
+#include "test_support.h"
+
+namespace devlint {
+namespace {
+
+using testing::check_text;
+
+std::vector<std::string> codes(const std::vector<Finding> &findings) {
+  std::vector<std::string> out;
+  for (const Finding &f : findings)
+    out.push_back(f.code + ":" + std::to_string(f.range.line));
+  return out;
+}
+
+const char *kSplitBlock = R"(
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Linear(4, 4)
+        self.norm = nn.LayerNorm(4)
+
+    def forward(self, hidden_states):
+        out = self.norm(self.mlp(hidden_states))
+        return hidden_states + out
+
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer() for _ in range(2)])
+)";
+
+TEST(Placement, ResidualInSplitClassIsFlagged) {
+  auto findings = check_text(kSplitBlock);
+  EXPECT_EQ(codes(findings), std::vector<std::string>{"DL002:10"});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].message.find("Layer is not in _no_split_modules"), std::string::npos);
+  ASSERT_EQ(findings[0].origins.size(), 2u);
+  EXPECT_EQ(findings[0].origins[0].range.line, 9u);  // out: self.norm(...)
+  EXPECT_EQ(findings[0].origins[1].range.line, 8u);  // hidden_states: the argument
+  ASSERT_TRUE(findings[0].fix.has_value());
+  EXPECT_EQ(findings[0].fix->edits[0].replacement, "out.to(hidden_states.device)");
+}
+
+TEST(Placement, ResidualInNoSplitClassIsClean) {
+  std::string text = std::string(kSplitBlock) + R"(
+class Pre(PreTrainedModel):
+    _no_split_modules = ["Layer"]
+)";
+  EXPECT_TRUE(check_text(text).empty());
+}
+
+TEST(Placement, ConfigOverrideActsLikeNoSplit) {
+  CheckOptions options;
+  options.overrides.extra_no_split_modules = {"Layer"};
+  EXPECT_TRUE(check_text(kSplitBlock, options).empty());
+}
+
+TEST(Placement, ClassOnlyInsideNoSplitClassIsNeverSplit) {
+  auto file = testing::source(std::string(kSplitBlock) + R"(
+class Pre(PreTrainedModel):
+    _no_split_modules = ["Tower"]
+)");
+  auto syntax = lower_python(*file);
+  auto pkg = build_package({syntax.get()}, {});
+  PlacementModel placement(*pkg);
+  EXPECT_FALSE(placement.facts(pkg->find_class("Layer")).may_split);
+  EXPECT_FALSE(placement.facts(pkg->find_class("Tower")).may_split);
+}
+
+TEST(Placement, LoopCarriedAccumulationAcrossLayersIsFlagged) {
+  const char *text = R"(
+class Pre(PreTrainedModel):
+    _no_split_modules = ["Block"]
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block() for _ in range(4)])
+
+    def forward(self, hidden_states):
+        total = None
+        for layer in self.layers:
+            hidden_states = layer(hidden_states)
+            if total is None:
+                total = hidden_states
+            else:
+                total = total + hidden_states
+        return hidden_states, total
+)";
+  EXPECT_EQ(codes(check_text(text)), std::vector<std::string>{"DL002:22"});
+}
+
+TEST(Placement, GuardedMoveIsClean) {
+  std::string text = std::string(kSplitBlock);
+  size_t at = text.find("        return hidden_states + out");
+  text.insert(at, "        if out.device != hidden_states.device:\n"
+                  "            out = out.to(hidden_states.device)\n");
+  EXPECT_TRUE(check_text(text).empty());
+}
+
+TEST(Placement, FreshTensorAndZeroDimTensor) {
+  const char *text = R"(
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        scale = torch.tensor(2.0)
+        h = h * scale
+        positions = torch.arange(h.shape[1])
+        ok = torch.arange(h.shape[1], device=h.device)
+        y = h + ok
+        return h + positions
+)";
+  auto findings = check_text(text);
+  EXPECT_EQ(codes(findings), std::vector<std::string>{"DL005:14"});
+}
+
+TEST(Placement, PlainTensorAttributeStaysOnCpu) {
+  const char *text = R"(
+class Rotary(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        t = torch.arange(x.shape[1], device=x.device).float()
+        freqs = torch.einsum("i,j->ij", t, self.inv_freq)
+        return freqs
+)";
+  EXPECT_EQ(codes(check_text(text)), std::vector<std::string>{"DL004:10"});
+}
+
+TEST(Placement, HardcodedDeviceInModuleMethod) {
+  const char *text = R"(
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        mask = torch.ones(4, 4, device="cuda")
+        return self.proj(x.cuda())
+)";
+  EXPECT_EQ(codes(check_text(text)), (std::vector<std::string>{"DL007:8", "DL007:9"}));
+}
+
+TEST(Placement, SelectionFiltersRules) {
+  CheckOptions options;
+  options.selection.ignore = {"DL002"};
+  EXPECT_TRUE(check_text(kSplitBlock, options).empty());
+  options.selection.ignore.clear();
+  options.selection.select = {"DL00"};
+  EXPECT_EQ(check_text(kSplitBlock, options).size(), 1u);
+}
+
+} // namespace
+} // namespace devlint
