@@ -82,6 +82,11 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
   // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
   // first operand made by the model's activations (DEVICE_MODEL.md section 4).
   size_t anchor = site.operands.size();
+  for (size_t i = 0; i < site.operands.size(); ++i)
+    if (site.operands[i].keeps_device && !operands[i].groups.empty()) {
+      anchor = i;
+      break;
+    }
   for (size_t i = 0; i < site.operands.size() && anchor == site.operands.size(); ++i) {
     if (operands[i].groups.empty() || site.operands[i].is_target || site.operands[i].is_index)
       continue;
@@ -109,8 +114,13 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
       if (!shared) {
         if (!out.moved_origin) {
           out.moved_origin = origin;
-          // Explain with the anchor origin whose device differs most plainly.
-          out.anchor_origin = operands[anchor].groups.front().first;
+          // Explain with an anchor origin on another device, an activation when there is one.
+          const Origin *witness = nullptr;
+          for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups)
+            if (anchor_group != group && (!witness || (is_activation(anchor_origin) &&
+                                                       !is_activation(witness))))
+              witness = anchor_origin;
+          out.anchor_origin = witness ? witness : operands[anchor].groups.front().first;
         }
         out.moved.push_back(i);
         break;

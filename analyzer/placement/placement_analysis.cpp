@@ -553,7 +553,7 @@ private:
       site.kind = SiteKind::IndexPut;
       site.expr = target;
       site.operation = "indexed assignment";
-      site.operands.push_back({target->operands[0], base.origins});
+      site.operands.push_back({target->operands[0], base.origins, false, false, true});
       if (v.has_origins() && v.kind != Value::Kind::Tuple)
         site.operands.push_back({value_expr, v.origins});
       for (size_t i = 1; i < target->operands.size(); ++i) {
@@ -832,7 +832,7 @@ private:
       site.kind = SiteKind::Indexing;
       site.expr = e;
       site.operation = "indexing";
-      site.operands.push_back({e->operands[0], base.origins});
+      site.operands.push_back({e->operands[0], base.origins, false, false, true});
       for (size_t i = 1; i < e->operands.size(); ++i) {
         Value idx = eval(e->operands[i]);
         if (idx.kind == Value::Kind::Tensor)
@@ -888,7 +888,7 @@ private:
       site.kind = SiteKind::Arithmetic;
       site.expr = left_expr;
       site.operation = op + "=";
-      site.operands.push_back({left_expr, l.origins});
+      site.operands.push_back({left_expr, l.origins, false, false, true});
       site.operands.push_back({right_expr, r.origins});
       emit_statement_site(site);
     }

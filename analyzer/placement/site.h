@@ -25,6 +25,7 @@ struct SiteOperand {
   OriginSet origins;
   bool is_index = false;  // an index/mask operand: a CPU index is accepted by PyTorch
   bool is_target = false; // labels/targets of a loss
+  bool keeps_device = false; // must be the anchor: `x` in `x += y`, `a` in `a[i] = b`
 };
 
 struct Site {
