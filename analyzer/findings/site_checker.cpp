@@ -246,7 +246,9 @@ void SiteChecker::on_site(const Site &site) {
   f.message = op + " combines `" + shorten(file.slice(moved_expr->range)) + "` (" +
               describe(*m.moved_origin, site) + ") with `" +
               shorten(file.slice(anchor_expr->range)) + "` (" + describe(*m.anchor_origin, site) +
-              "), which may be on a different device";
+              ")" +
+              (site.kind == SiteKind::ModelCall ? ", which sit on different devices"
+                                                : ", which may be on a different device");
   const UnitFacts &facts = placement_.facts(site.unit);
   bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
                         m.moved_origin->kind == OriginKind::PlainTensor ||

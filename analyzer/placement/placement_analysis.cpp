@@ -1282,6 +1282,35 @@ private:
     return frame.returns;
   }
 
+  static bool has_literal(const Value &v) {
+    for (const Origin *o : v.origins)
+      if (o->kind == OriginKind::LiteralDevice)
+        return true;
+    return false;
+  }
+
+  // Script code: `model(...)` / `model.generate(...)` on a model placed on a literal device, with
+  // tensors placed on literal devices (shared/seeds/003).
+  Value script_model_call(const Expr *call, const Expr *model_expr, const Value &model,
+                          const Args &args) {
+    Site site;
+    site.kind = SiteKind::ModelCall;
+    site.expr = call;
+    site.operation = std::string(frame_->file->source->slice(model_expr->range)) + "(...)";
+    SiteOperand anchor{model_expr, model.origins};
+    anchor.keeps_device = true;
+    site.operands.push_back(anchor);
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      if (has_literal(args.positional[i]))
+        site.operands.push_back({call->operands[i + 1], args.positional[i].origins});
+    for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+      if (has_literal(args.keywords[k].second))
+        site.operands.push_back({call->keywords[k].value, args.keywords[k].second.origins});
+    if (site.operands.size() > 1)
+      emit(site);
+    return first_tensor(args);
+  }
+
   Value eval_call(const Expr *call) {
     const Expr *callee = call->operands[0];
     std::string_view leaf = call->text;
@@ -1347,8 +1376,14 @@ private:
           starts_with(dotted, "nn.") || starts_with(dotted, "functional."))
         return torch_call(call, leaf, dotted);
       Value receiver = eval(callee->operands[0]);
+      if (receiver.kind == Value::Kind::Neutral && (leaf == "to" || leaf == "cuda"))
+        return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object
       switch (receiver.kind) {
       case Value::Kind::Tensor:
+        if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda") {
+          Args args = eval_args(call);
+          return script_model_call(call, callee->operands[0], receiver, args);
+        }
         return tensor_method(call, leaf, receiver);
       case Value::Kind::Self:
       case Value::Kind::Module: {
@@ -1406,6 +1441,8 @@ private:
     }
     Value target = eval(callee);
     Args args = eval_args(call);
+    if (frame_->script && has_literal(target))
+      return script_model_call(call, callee, target, args);
     if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
       return module_call(target, call, args);
     if (target.kind == Value::Kind::LossFunction)
