@@ -145,6 +145,8 @@ std::string SiteChecker::describe(const Origin &o, const Site &site) const {
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
   case OriginKind::Parameter:
+    if (label.find('.') != std::string::npos)
+      return "parameter `self." + label + "` read directly, which no hook moves" + line;
     return "parameter `self." + label + "`" + line;
   case OriginKind::PlainTensor:
     return "plain tensor attribute `self." + label +

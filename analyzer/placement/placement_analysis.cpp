@@ -745,16 +745,12 @@ private:
       if (base.module_class) {
         if (const ChildDecl *child = base.module_class->find_child(attr))
           return module_value(path, child);
+        // A parameter read directly, not through a call: no hook moves it.
         if (base.module_class->find_parameter(attr) || attr == "weight" || attr == "bias")
-          return tensor(make_origin(OriginKind::Child, path, e->range));
-        if (attr == "device" || attr == "dtype")
-          return attr == "device" ? device_of(tensor(make_origin(OriginKind::Child, base.path,
-                                                                 e->range)))
-                                  : Value::neutral();
-        return Value::neutral();
+          return tensor(make_origin(OriginKind::Parameter, path, e->range));
       }
       if (attr == "weight" || attr == "bias")
-        return tensor(make_origin(OriginKind::Child, base.path, e->range));
+        return tensor(make_origin(OriginKind::Parameter, path, e->range));
       if (attr == "device")
         return device_of(tensor(make_origin(OriginKind::Child, base.path, e->range)));
       if (attr == "config" || attr == "dtype" || attr == "training")
@@ -1052,17 +1048,14 @@ private:
     site.expr = call;
     site.operation = std::move(name);
     if (receiver && receiver->kind == Value::Kind::Tensor)
-      site.operands.push_back({call->operands[0]->operands[0], receiver->origins});
-    bool index_like = kind == SiteKind::Indexing;
+      site.operands.push_back({call->operands[0]->operands[0], receiver->origins, false, false,
+                               true});
+    // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
     for (size_t i = 0; i < args.positional.size(); ++i) {
       const Value &v = args.positional[i];
       if (v.kind != Value::Kind::Tensor || !v.has_origins())
         continue;
-      SiteOperand op{call->operands[i + 1], v.origins};
-      // The index/mask argument of gather/index_select/embedding: CPU indices are accepted.
-      op.is_index = index_like && (receiver ? i == 0 || i == 1 : i == 0 || i == 1) &&
-                    site.operation.find("embedding") == std::string::npos;
-      site.operands.push_back(op);
+      site.operands.push_back({call->operands[i + 1], v.origins});
     }
     for (size_t k = 0; k < call->keywords.size(); ++k) {
       const auto &[name_, v] = args.keywords[k];
@@ -1282,6 +1275,14 @@ private:
     return frame.returns;
   }
 
+  static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls) {
+    for (const Stmt *st : fn->body)
+      if (st->kind == StmtKind::Return && st->value && st->value->kind == ExprKind::Attribute &&
+          is_name(st->value->operands[0], "self"))
+        return cls->find_child(st->value->text);
+    return nullptr;
+  }
+
   static bool has_literal(const Value &v) {
     for (const Origin *o : v.origins)
       if (o->kind == OriginKind::LiteralDevice)
@@ -1387,6 +1388,13 @@ private:
         return tensor_method(call, leaf, receiver);
       case Value::Kind::Self:
       case Value::Kind::Module: {
+        // `self.model.get_vision_tower()`: a getter returning a submodule is that submodule.
+        if (receiver.kind == Value::Kind::Module && receiver.module_class)
+          if (const FunctionDef *getter = receiver.module_class->find_method(leaf))
+            if (const ChildDecl *child = returned_child(getter, receiver.module_class)) {
+              eval_args(call);
+              return module_value(intern(std::string(receiver.path) + "." + child->name), child);
+            }
         Value target = eval_attribute(callee);
         if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
           return module_call(target, call, eval_args(call));

@@ -38,8 +38,11 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
   for (auto &[cls, f] : facts_) {
     if (!f.may_split)
       f.input_group = "unit";
-    else if (f.on_first_chain)
-      f.input_group = child_group(first_item_path(cls), cls, false);
+    else if (f.on_first_chain) {
+      std::string first = first_item_path(cls);
+      // Unknown first item: inputs may share any device, so they flag nothing.
+      f.input_group = first.empty() ? "" : child_group(first, cls, false);
+    }
     else
       f.input_group = "input";
   }
@@ -109,6 +112,15 @@ bool PlacementModel::first_chain(const ModuleClass *cls, int depth) const {
 std::string PlacementModel::first_item_path(const ModuleClass *cls) const {
   std::string path;
   for (int depth = 0; cls && depth < kMaxNesting; ++depth) {
+    // A class built on a model class from another package (LlamaModel) registers members we
+    // cannot see: its first item is unknown.
+    for (const std::string &base : cls->base_names) {
+      bool model_like = base.find("For") != std::string::npos ||
+                        (base.size() > 5 && base.compare(base.size() - 5, 5, "Model") == 0);
+      if (model_like && !package_.find_class(base) &&
+          base.find("PreTrainedModel") == std::string::npos)
+        return {};
+    }
     auto params = cls->all_parameters();
     if (!params.empty())
       return path + params.front()->name;
