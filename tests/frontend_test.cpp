@@ -147,3 +147,31 @@ class Model(PreTrained):
 
 } // namespace
 } // namespace devlint
+
+namespace devlint {
+namespace {
+
+TEST(ModuleModel, ModuleListFilledByAppend) {
+  auto file = testing::source(R"(
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+class Stack(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(n):
+            self.layers.append(Block())
+)");
+  auto syntax = lower_python(*file);
+  auto pkg = build_package({syntax.get()}, {});
+  const ChildDecl *layers = pkg->find_class("Stack")->find_child("layers");
+  ASSERT_NE(layers, nullptr);
+  EXPECT_EQ(layers->class_name, "Block");
+  EXPECT_EQ(layers->resolved, pkg->find_class("Block"));
+}
+
+} // namespace
+} // namespace devlint
