@@ -82,7 +82,7 @@ class Block(nn.Module):
         super().__init__()
         self.proj = nn.Linear(4, 4)
 
-class Stack(nn.Module):
+class Stack(Pre):
     def __init__(self):
         super().__init__()
         self.layers = nn.ModuleList([Block() for _ in range(4)])

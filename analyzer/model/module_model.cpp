@@ -181,6 +181,17 @@ public:
       }
       for (const FunctionDef *f : file->functions)
         pkg_.function_by_name.emplace(f->name, f);
+      for (const Stmt *st : file->body) {
+        if (st->kind != StmtKind::Assign || !st->value || st->value->kind != ExprKind::Dict ||
+            st->targets.empty() || st->targets[0]->kind != ExprKind::Name)
+          continue;
+        std::vector<std::string_view> names;
+        for (const Expr *v : st->value->operands)
+          if (v->kind == ExprKind::Name)
+            names.push_back(v->text);
+        if (!names.empty())
+          pkg_.class_dicts[st->targets[0]->text] = std::move(names);
+      }
     }
     for (auto &cls : pkg_.classes) {
       for (const std::string &b : cls->base_names) {
@@ -227,7 +238,8 @@ public:
         continue;
       const Expr *target = s->targets[0];
       if (is_name(target, "_no_split_modules")) {
-        cls.declares_no_split = true;
+        // `None` is PreTrainedModel's default: the model refuses device_map="auto".
+        cls.declares_no_split = s->value && s->value->kind != ExprKind::NoneLiteral;
         cls.no_split_range = s->range;
         collect_strings(s->value, cls.no_split_modules);
       } else if (is_name(target, "_skip_keys_device_placement")) {
@@ -335,6 +347,18 @@ private:
     }
     if (e->kind != ExprKind::Call)
       return out;
+    // ATTENTION_CLASSES[config._attn_implementation](config): a module-level dict of classes.
+    if (e->operands[0]->kind == ExprKind::Subscript &&
+        e->operands[0]->operands[0]->kind == ExprKind::Name) {
+      auto dict = pkg_.class_dicts.find(e->operands[0]->operands[0]->text);
+      if (dict != pkg_.class_dicts.end() && !dict->second.empty()) {
+        if (const ModuleClass *cls = pkg_.find_class(dict->second.front())) {
+          out.class_name = std::string(cls->name);
+          out.is_module = cls->is_module;
+        }
+      }
+      return out;
+    }
     std::string_view leaf = callee_leaf(e);
     std::string dotted = dotted_name(e->operands[0]);
     if (leaf.empty())
@@ -569,18 +593,61 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
     if (std::find(into.begin(), into.end(), value) == into.end())
       into.push_back(value);
   };
-  for (auto &cls : pkg->classes) {
-    if (cls->declares_no_split && !pkg->no_split_file) {
-      pkg->no_split_file = cls->file;
-      pkg->no_split_range = cls->no_split_range;
+  // Files joined by relative imports form one model scope (union-find over file indices).
+  std::vector<size_t> parent(files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    parent[i] = i;
+  std::function<size_t(size_t)> root = [&](size_t i) {
+    return parent[i] == i ? i : parent[i] = root(parent[i]);
+  };
+  auto stem = [](const SyntaxFile *f) {
+    std::string path = f->source->path;
+    size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
+  };
+  for (size_t i = 0; i < files.size(); ++i)
+    for (const ImportedName &imp : files[i]->imports) {
+      if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
+        continue;
+      std::string target(imp.module.substr(1, imp.module.find('.', 1) - 1));
+      for (size_t j = 0; j < files.size(); ++j)
+        if (j != i && stem(files[j]) == target)
+          parent[root(i)] = root(j);
     }
-    for (const std::string &n : cls->no_split_modules)
-      add_unique(pkg->no_split_modules, n);
-    for (const std::string &k : cls->skip_keys)
-      add_unique(pkg->skip_keys, k);
+  std::unordered_map<size_t, ModelScope *> scope_of_root;
+  std::unordered_map<size_t, bool> has_pretrained, declares;
+  for (size_t i = 0; i < files.size(); ++i) {
+    size_t r = root(i);
+    if (!scope_of_root.count(r)) {
+      pkg->scopes.push_back(std::make_unique<ModelScope>());
+      scope_of_root[r] = pkg->scopes.back().get();
+    }
   }
-  for (const std::string &n : overrides.extra_no_split_modules)
-    add_unique(pkg->no_split_modules, n);
+  std::unordered_map<const SyntaxFile *, size_t> index_of;
+  for (size_t i = 0; i < files.size(); ++i)
+    index_of[files[i]] = i;
+  for (auto &cls : pkg->classes) {
+    size_t r = root(index_of[cls->file]);
+    ModelScope *scope = scope_of_root[r];
+    cls->scope = scope;
+    has_pretrained[r] = has_pretrained[r] || cls->is_pretrained_model;
+    declares[r] = declares[r] || cls->declares_no_split;
+    for (const std::string &n : cls->no_split_modules)
+      add_unique(scope->no_split_modules, n);
+    for (const std::string &k : cls->skip_keys) {
+      add_unique(scope->skip_keys, k);
+      add_unique(pkg->skip_keys, k);
+    }
+  }
+  for (auto &[r, scope] : scope_of_root) {
+    scope->supports_device_map =
+        !has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty();
+    for (const std::string &n : overrides.extra_no_split_modules)
+      add_unique(scope->no_split_modules, n);
+    for (const std::string &k : overrides.extra_skip_keys)
+      add_unique(scope->skip_keys, k);
+  }
   for (const std::string &k : overrides.extra_skip_keys)
     add_unique(pkg->skip_keys, k);
   return pkg;

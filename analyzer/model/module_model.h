@@ -16,6 +16,17 @@ namespace devlint {
 
 struct ModuleClass;
 
+// The files of one model: those connected by relative imports (GLM-4V's modeling_chatglm.py and
+// visual.py). `_no_split_modules` and skip keys apply within a scope, not across a directory that
+// holds several models (data2vec's audio, text and vision files).
+struct ModelScope {
+  std::vector<std::string> no_split_modules; // union over the scope's PreTrainedModels + config
+  std::vector<std::string> skip_keys;
+  // PreTrainedModel classes but no `_no_split_modules` anywhere: transformers refuses
+  // device_map="auto", so the whole model sits on one device.
+  bool supports_device_map = true;
+};
+
 enum class ChildKind : uint8_t { Single, List, Dict };
 
 struct ChildDecl {
@@ -61,6 +72,7 @@ struct ModuleClass {
   bool declares_no_split = false;
   std::vector<std::string> skip_keys;         // declared on this class
   bool declares_skip_keys = false;
+  const ModelScope *scope = nullptr;          // the model this class belongs to
 
   // Lookups through the package bases (own declarations first).
   const ChildDecl *find_child(std::string_view child) const;
@@ -79,10 +91,10 @@ struct Package {
   std::vector<std::unique_ptr<ModuleClass>> classes;
   std::unordered_map<std::string_view, ModuleClass *> class_by_name;
   std::unordered_map<std::string_view, const FunctionDef *> function_by_name;
-  std::vector<std::string> no_split_modules; // union over the package
-  std::vector<std::string> skip_keys;        // union over the package
-  SourceRange no_split_range;                // first declaration, for messages
-  const SyntaxFile *no_split_file = nullptr;
+  // Module-level dicts of class names (ATTENTION_CLASSES = {"eager": A, "sdpa": B}).
+  std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;
+  std::vector<std::unique_ptr<ModelScope>> scopes;
+  std::vector<std::string> skip_keys; // union over the package, for free functions
 
   const ModuleClass *find_class(std::string_view name) const {
     auto it = class_by_name.find(name);

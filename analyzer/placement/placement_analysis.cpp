@@ -287,7 +287,7 @@ private:
     }
     if (!p.annotation.empty() && !tensorish_annotation(p.annotation))
       return Value::neutral();
-    const auto &skip = pkg_.skip_keys;
+    const auto &skip = frame_->unit ? frame_->unit->scope->skip_keys : pkg_.skip_keys;
     bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
                    (skip.empty() && p.name == "past_key_values");
     Value v = tensor(make_origin(skipped ? OriginKind::Skip : OriginKind::Input, p.name, p.range));
@@ -1325,8 +1325,7 @@ private:
           return call_function(m, call, args, true, unit);
         if (leaf == "get_input_embeddings" || leaf == "get_output_embeddings")
           return module_value(leaf, nullptr);
-        if (leaf == "loss_function")
-          return loss_site(call, args, "self.loss_function");
+        // transformers' own loss functions move labels to the logits' device themselves.
         return first_tensor(args);
       }
     }

@@ -21,17 +21,16 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     bool has_children = false;
     for (const ChildDecl *child : c->all_children())
       has_children |= child->has_parameters;
-    bool no_split_listed = std::find(package.no_split_modules.begin(),
-                                     package.no_split_modules.end(),
-                                     c->name) != package.no_split_modules.end();
-    f.may_split = has_children && !never_split_context(c, 0);
+    const auto &listed = c->scope->no_split_modules;
+    bool no_split_listed = std::find(listed.begin(), listed.end(), c->name) != listed.end();
+    f.may_split = c->scope->supports_device_map && has_children && !never_split_context(c, 0);
     f.on_first_chain = first_chain(c, 0);
     if (f.may_split) {
-      f.why = std::string(c->name) + " is not in " + no_split_text() +
+      f.why = std::string(c->name) + " is not in " + no_split_text(c) +
               ", so accelerate may split it and place its submodules and parameters on "
               "different devices";
     } else if (no_split_listed) {
-      f.why = std::string(c->name) + " is in " + no_split_text();
+      f.why = std::string(c->name) + " is in " + no_split_text(c);
     }
     facts_.emplace(c, std::move(f));
   }
@@ -48,12 +47,13 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
   }
 }
 
-std::string PlacementModel::no_split_text() const {
+std::string PlacementModel::no_split_text(const ModuleClass *cls) {
   std::string out = "_no_split_modules = [";
-  for (size_t i = 0; i < package_.no_split_modules.size(); ++i) {
+  const auto &listed = cls->scope->no_split_modules;
+  for (size_t i = 0; i < listed.size(); ++i) {
     if (i)
       out += ", ";
-    out += "'" + package_.no_split_modules[i] + "'";
+    out += "'" + listed[i] + "'";
   }
   return out + "]";
 }
@@ -68,7 +68,7 @@ const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {
 bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) const {
   if (depth > kMaxNesting)
     return false;
-  const auto &listed = package_.no_split_modules;
+  const auto &listed = cls->scope->no_split_modules;
   if (std::find(listed.begin(), listed.end(), cls->name) != listed.end())
     return true;
   for (const ModuleClass *base : cls->bases)
@@ -80,8 +80,14 @@ bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) cons
   if (!has_children)
     return true;
   auto it = parents_.find(cls);
-  if (it == parents_.end() || it->second.empty())
-    return false;
+  if (it == parents_.end() || it->second.empty()) {
+    // A building block no class visibly constructs (picked from a dict, built by a factory) in
+    // a package of PreTrainedModels: its context is unknown, so it reports nothing.
+    bool has_pretrained = false;
+    for (const auto &c : package_.classes)
+      has_pretrained |= c->is_pretrained_model && c->scope == cls->scope;
+    return has_pretrained && !cls->is_pretrained_model;
+  }
   for (const ModuleClass *parent : it->second)
     if (!never_split_context(parent, depth + 1))
       return false;

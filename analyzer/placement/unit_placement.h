@@ -27,7 +27,7 @@ public:
   // may sit on different devices. Empty: compatible with anything (skip keys).
   std::string group_of(const Origin &origin, const ModuleClass *unit) const;
   const Package &package() const { return package_; }
-  std::string no_split_text() const; // "_no_split_modules = ['GLMBlock']"
+  static std::string no_split_text(const ModuleClass *cls); // "_no_split_modules = ['GLMBlock']"
 
 private:
   const Package &package_;
