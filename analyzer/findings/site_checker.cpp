@@ -79,6 +79,16 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
       operands[i].groups.emplace_back(o, std::move(g));
     }
   }
+  // An unannotated argument next to a CPU tensor is as likely a Python number as a tensor.
+  bool any_cpu = false;
+  for (const Grouped &g : operands)
+    for (const auto &p : g.groups)
+      any_cpu |= p.second == "cpu";
+  if (any_cpu)
+    for (Grouped &g : operands)
+      g.groups.erase(std::remove_if(g.groups.begin(), g.groups.end(),
+                                    [](const auto &p) { return p.first->maybe_not_tensor; }),
+                     g.groups.end());
   // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
   // first operand made by the model's activations (DEVICE_MODEL.md section 4).
   size_t anchor = site.operands.size();
@@ -108,9 +118,18 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
   for (size_t i = 0; i < site.operands.size(); ++i) {
     if (i == anchor)
       continue;
+    // A value joined from several paths that can sit with the anchor is only flagged for a CPU
+    // tensor made on a path of this very method: helpers' edge cases are not the caller's bug.
+    bool overlaps = std::any_of(
+        operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
+          return std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
+                             [&](const auto &theirs) { return theirs.second == mine.second; });
+        });
     for (const auto &[origin, group] : operands[i].groups) {
       bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
                                 [&](const auto &p) { return p.second == group; });
+      if (!shared && overlaps && !(origin->kind == OriginKind::Fresh && !origin->in_helper))
+        continue;
       if (!shared) {
         if (!out.moved_origin) {
           out.moved_origin = origin;

@@ -431,7 +431,11 @@ private:
   void add_parameter(ModuleClass &cls, std::string_view name, bool buffer, SourceRange range) {
     if (cls.find_parameter(name))
       return;
-    cls.parameters.push_back({std::string(name), buffer, range});
+    ParameterDecl decl;
+    decl.name = std::string(name);
+    decl.is_buffer = buffer;
+    decl.range = range;
+    cls.parameters.push_back(decl);
   }
 
   static bool builds_cpu_tensor(const Expr *e, int depth = 0) {
@@ -539,6 +543,15 @@ private:
     if (on_self && (leaf == "register_buffer" || leaf == "register_parameter") &&
         e->operands.size() > 1 && e->operands[1]->kind == ExprKind::String) {
       add_parameter(cls, e->operands[1]->text, leaf == "register_buffer", range);
+      if (e->operands.size() > 2) {
+        const Expr *value = e->operands[2];
+        bool scalar = value->kind == ExprKind::Call && callee_leaf(value) == "tensor" &&
+                      value->operands.size() > 1 && value->operands[1]->kind != ExprKind::Tuple &&
+                      value->operands[1]->kind != ExprKind::Comprehension;
+        for (ParameterDecl &p : cls.parameters)
+          if (p.name == e->operands[1]->text)
+            p.is_scalar = scalar;
+      }
       return;
     }
     if (on_self && (leaf == "add_module" || leaf == "register_module") && e->operands.size() > 2 &&

@@ -43,6 +43,7 @@ struct ChildDecl {
 struct ParameterDecl {
   std::string name;
   bool is_buffer = false;
+  bool is_scalar = false; // register_buffer("x", torch.tensor(3)): 0-dim
   SourceRange range;
 };
 

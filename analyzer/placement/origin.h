@@ -22,6 +22,8 @@ enum class OriginKind : uint8_t {
 struct Origin {
   OriginKind kind = OriginKind::Input;
   bool earlier_iteration = false; // LayerIteration from a previous pass over the loop
+  bool maybe_not_tensor = false;  // an unannotated argument: may be a Python number or object
+  bool in_helper = false;         // made inside an inlined helper, on one of its paths
   std::string_view label;
   const SyntaxFile *file = nullptr;
   SourceRange range;

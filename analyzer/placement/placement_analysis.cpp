@@ -130,6 +130,14 @@ public:
     }
   }
 
+  // Construction and weight initialization run before dispatch, on one device.
+  static bool is_setup_method(std::string_view name) {
+    return name == "__init__" || name == "_init_weights" || name == "init_weights" ||
+           name == "_initialize_weights" || name == "reset_parameters" || name == "post_init" ||
+           name == "_set_gradient_checkpointing" || name == "_reset_parameters" ||
+           name == "__repr__" || name == "extra_repr";
+  }
+
   void run() {
     for (const auto &cls : pkg_.classes) {
       if (!cls->is_module)
@@ -137,7 +145,7 @@ public:
       std::unordered_set<std::string_view> seen;
       for (const FunctionDef *m : cls->def->methods) {
         seen.insert(m->name);
-        if (m->name != "__init__")
+        if (!is_setup_method(m->name))
           analyze_entry(m, cls.get());
       }
       // Mixin methods (from package bases that are not modules) run with this class's members.
@@ -145,7 +153,7 @@ public:
         if (base->is_module)
           continue;
         for (const FunctionDef *m : base->def->methods)
-          if (m->name != "__init__" && seen.insert(m->name).second)
+          if (!is_setup_method(m->name) && seen.insert(m->name).second)
             analyze_entry(m, cls.get());
       }
     }
@@ -189,6 +197,7 @@ private:
     o.label = label;
     o.range = range;
     o.file = frame_->file;
+    o.in_helper = frame_->depth > 0;
     return &o;
   }
 
@@ -290,7 +299,11 @@ private:
     const auto &skip = frame_->unit ? frame_->unit->scope->skip_keys : pkg_.skip_keys;
     bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
                    (skip.empty() && p.name == "past_key_values");
-    Value v = tensor(make_origin(skipped ? OriginKind::Skip : OriginKind::Input, p.name, p.range));
+    const Origin *origin = make_origin(skipped ? OriginKind::Skip : OriginKind::Input, p.name,
+                                       p.range);
+    const_cast<Origin *>(origin)->maybe_not_tensor =
+        p.annotation.find("Tensor") == std::string_view::npos;
+    Value v = tensor(origin);
     if (p.variadic)
       v.kind = Value::Kind::Tuple;
     return v;
@@ -722,10 +735,9 @@ private:
       if (const ChildDecl *child = unit->find_child(attr))
         return module_value(attr, child);
       if (const ParameterDecl *param = unit->find_parameter(attr)) {
-        std::string_view label = intern("self." + param->name);
-        Value v = tensor(make_origin(OriginKind::Parameter, attr, param->range));
-        (void)label;
-        return v;
+        if (param->is_scalar)
+          return Value::neutral(); // a 0-dim buffer mixes with any device
+        return tensor(make_origin(OriginKind::Parameter, attr, param->range));
       }
       if (const PlainTensorAttribute *plain = unit->find_plain_tensor(attr)) {
         if (plain->created_on_cpu && !unit->is_reassigned(attr))
@@ -759,6 +771,8 @@ private:
       return module_value(path, nullptr);
     }
     case Value::Kind::Tensor:
+      if (attr == "device" || attr == "shape" || attr == "dtype")
+        mark_tensor(base);
       if (attr == "device")
         return device_of(base);
       if (neutral_tensor_attributes().count(attr))
@@ -1171,7 +1185,15 @@ private:
     return out;
   }
 
+  // Used like a tensor: an argument that was only maybe a tensor is one.
+  static void mark_tensor(const Value &v) {
+    for (const Origin *o : v.origins)
+      if (o->maybe_not_tensor)
+        const_cast<Origin *>(o)->maybe_not_tensor = false;
+  }
+
   Value tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
+    mark_tensor(receiver);
     Args args = eval_args(call);
     if (method == "to" || method == "type_as" || method == "type") {
       const Expr *device_expr = nullptr;
