@@ -107,8 +107,7 @@ const std::unordered_set<std::string_view> &neutral_builtins() {
 }
 
 bool tensorish_annotation(std::string_view annotation) {
-  for (std::string_view word : {"Tensor", "Cache", "tuple", "Tuple", "List", "list", "Any", "dict",
-                                "Dict", "Union", "Module", "Output", "Parameter"})
+  for (std::string_view word : {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
     if (annotation.find(word) != std::string_view::npos)
       return true;
   return false;
@@ -299,8 +298,11 @@ private:
     const auto &skip = frame_->unit ? frame_->unit->scope->skip_keys : pkg_.skip_keys;
     bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
                    (skip.empty() && p.name == "past_key_values");
-    const Origin *origin = make_origin(skipped ? OriginKind::Skip : OriginKind::Input, p.name,
-                                       p.range);
+    // A free function's arguments may come from anywhere, the CPU included: only its callers,
+    // which inline it with real origins, can tell.
+    bool unknown = frame_->unit == nullptr;
+    const Origin *origin = make_origin(
+        skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
     const_cast<Origin *>(origin)->maybe_not_tensor =
         p.annotation.find("Tensor") == std::string_view::npos;
     Value v = tensor(origin);
@@ -474,7 +476,21 @@ private:
     frame_->statement = saved_statement;
   }
 
+  // `if is_torch_fx_proxy(x):` / `if torch.jit.is_tracing():` branches run while tracing on the
+  // CPU, not under a device map.
+  static bool is_tracing_guard(const Expr *e) {
+    if (!e || e->kind != ExprKind::Call)
+      return false;
+    std::string_view leaf = callee_leaf(e);
+    return leaf == "is_torch_fx_proxy" || leaf == "is_tracing" || leaf == "is_scripting" ||
+           leaf == "is_torchdynamo_compiling" || leaf == "is_compiling";
+  }
+
   void exec_if(const Stmt *s) {
+    if (is_tracing_guard(s->value)) {
+      exec_block(s->orelse);
+      return;
+    }
     eval(s->value);
     Env before = frame_->env;
     exec_block(s->body);
@@ -569,12 +585,17 @@ private:
       site.operands.push_back({target->operands[0], base.origins, false, false, true});
       if (v.has_origins() && v.kind != Value::Kind::Tuple)
         site.operands.push_back({value_expr, v.origins});
+      bool tensor_index = false;
       for (size_t i = 1; i < target->operands.size(); ++i) {
         Value idx = eval(target->operands[i]);
-        if (idx.kind == Value::Kind::Tensor)
+        if (idx.kind == Value::Kind::Tensor) {
           site.operands.push_back({target->operands[i], idx.origins, true});
+          tensor_index = true;
+        }
       }
-      emit(site);
+      // With slices or numbers, `a[...] = b` is a copy_, which accepts any device.
+      if (tensor_index)
+        emit(site);
       break;
     }
     default:
@@ -1140,7 +1161,8 @@ private:
         if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
             !args.positional[0].has_origins())
           return Value::neutral();
-        if (args.positional[0].has_origins())
+        // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data.
+        if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
           return args.positional[0];
       }
       if (leaf == "from_numpy" || leaf == "tensor" || leaf == "as_tensor" || leaf == "zeros" ||
