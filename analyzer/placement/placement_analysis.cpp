@@ -800,6 +800,8 @@ private:
         return Value::neutral();
       return base;
     case Value::Kind::Tuple:
+      if (neutral_tensor_attributes().count(attr))
+        return Value::neutral();
       return as_tensor(base);
     case Value::Kind::Device:
       return Value::neutral(); // device.type, device.index
@@ -1249,6 +1251,12 @@ private:
       return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
     if (neutral_methods().count(method))
       return Value::neutral();
+    if (method == "to_tuple" || method == "values" || method == "items") {
+      Value container;
+      container.kind = Value::Kind::Tuple;
+      container.origins = receiver.origins;
+      return container;
+    }
     if (starts_with(method, "new_"))
       return receiver;
     if (method == "copy_" || method == "expand_as" || method == "view_as" ||
@@ -1395,9 +1403,16 @@ private:
         Args args = eval_args(call);
         if (name == "max" || name == "min")
           return Value::neutral();
-        if (!args.positional.empty())
-          return args.positional[0];
-        return Value::neutral();
+        if (args.positional.empty())
+          return Value::neutral();
+        if (name == "list" || name == "tuple") {
+          // A container: `tuple(a) + tuple(b)` concatenates, whatever the elements.
+          Value container;
+          container.kind = Value::Kind::Tuple;
+          container.origins = origins_of(args.positional[0]);
+          return container;
+        }
+        return args.positional[0];
       }
       if (name == "zip" || name == "enumerate") {
         eval_args(call);
