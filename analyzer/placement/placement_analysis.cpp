@@ -885,8 +885,11 @@ private:
   Value binary(const std::string &op, SourceRange range, const Expr *left_expr, const Value &l,
                const Expr *right_expr, const Value &r, const Expr *whole) {
     (void)range;
-    bool l_container = l.kind == Value::Kind::Tuple;
-    bool r_container = r.kind == Value::Kind::Tuple;
+    // `outputs + cross_attention_outputs[1:]`: module outputs are tuples by transformers'
+    // naming convention, and `+` on them concatenates.
+    bool outputs_concat = op == "+" && (names_outputs(left_expr) || names_outputs(right_expr));
+    bool l_container = l.kind == Value::Kind::Tuple || outputs_concat;
+    bool r_container = r.kind == Value::Kind::Tuple || outputs_concat;
     if (l_container || r_container) {
       // Tuple/list concatenation or repetition: no tensor operation happens.
       if (l_container && r_container) {
@@ -932,6 +935,15 @@ private:
     Value out = l;
     add_origins(out.origins, r.origins);
     return out;
+  }
+
+  static bool names_outputs(const Expr *e) {
+    while (e && e->kind == ExprKind::Subscript)
+      e = e->operands[0];
+    if (!e || (e->kind != ExprKind::Name && e->kind != ExprKind::Attribute))
+      return false;
+    std::string_view name = e->text;
+    return name.size() >= 7 && name.substr(name.size() - 7) == "outputs";
   }
 
   void emit_statement_site(Site &site) {
