@@ -39,8 +39,7 @@ int main(int argc, char **argv) {
     nodes += ts_node_child_count(ts_tree_root_node(tree));
     ts_tree_delete(tree);
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ts_parser_delete(parser);
   std::printf("files=%zu lines=%zu bytes=%zu seconds=%.3f top_level_nodes=%zu\n", texts.size(),
               lines, bytes, seconds, nodes);

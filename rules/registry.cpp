@@ -14,9 +14,9 @@ const Rule &hardcoded_device_rule();
 
 const std::vector<const Rule *> &all_rules() {
   static const std::vector<const Rule *> rules = {
-      &script_device_mismatch_rule(), &fresh_tensor_device_rule(),
-      &split_module_parameter_rule(), &loss_label_device_rule(),
-      &cross_device_indexing_rule(),  &cross_device_concat_rule(),
+      &script_device_mismatch_rule(),  &fresh_tensor_device_rule(),
+      &split_module_parameter_rule(),  &loss_label_device_rule(),
+      &cross_device_indexing_rule(),   &cross_device_concat_rule(),
       &cross_device_arithmetic_rule(), &hardcoded_device_rule(),
   };
   return rules;

@@ -12,15 +12,15 @@ namespace devlint {
 
 // Two operands of a site that may sit on different devices, with the origins that witness it.
 struct Mismatch {
-  size_t anchor = 0;              // operand index that keeps its device
-  std::vector<size_t> moved;      // operand indices that must move to the anchor's device
+  size_t anchor = 0;         // operand index that keeps its device
+  std::vector<size_t> moved; // operand indices that must move to the anchor's device
   const Origin *anchor_origin = nullptr;
   const Origin *moved_origin = nullptr;
 };
 
 enum class FixStrategy {
-  MoveToAnchor,     // b -> b.to(a.device)
-  CreateOnAnchor,   // torch.zeros(...) -> torch.zeros(..., device=a.device), else MoveToAnchor
+  MoveToAnchor,   // b -> b.to(a.device)
+  CreateOnAnchor, // torch.zeros(...) -> torch.zeros(..., device=a.device), else MoveToAnchor
   None,
 };
 

@@ -105,12 +105,11 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
       if (f.file == file)
         actual.insert({f.range.line, f.code});
     for (const auto &m : expected.must)
-      EXPECT_TRUE(actual.count(m)) << file->display_path << ":" << m.first << ": expected "
-                                   << m.second << ", not reported";
+      EXPECT_TRUE(actual.count(m))
+          << file->display_path << ":" << m.first << ": expected " << m.second << ", not reported";
     for (const auto &a : actual) {
       EXPECT_TRUE(expected.must.count(a))
-          << file->display_path << ":" << a.first << ": unexpected " << a.second << ": "
-          << [&] {
+          << file->display_path << ":" << a.first << ": unexpected " << a.second << ": " << [&] {
                for (const Finding &f : findings)
                  if (f.file == file && f.range.line == a.first && f.code == a.second)
                    return f.message;
@@ -178,8 +177,8 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
     auto fixed = check(text, after);
     EXPECT_LE(lower_python(*fixed)->syntax_errors.size(), original_errors);
     for (const Finding &f : after)
-      EXPECT_FALSE(f.fix.has_value()) << "still fixable after --fix: " << f.code << " line "
-                                      << f.range.line;
+      EXPECT_FALSE(f.fix.has_value())
+          << "still fixable after --fix: " << f.code << " line " << f.range.line;
   }
   if (!any)
     GTEST_SKIP() << "no .fixed.py in " << dir;

@@ -119,7 +119,8 @@ class Model(PreTrained):
   auto syntax = lower_python(*file);
   auto pkg = build_package({syntax.get()}, {});
   EXPECT_EQ(pkg->find_class("Block")->scope->no_split_modules, std::vector<std::string>{"Block"});
-  EXPECT_EQ(pkg->find_class("Block")->scope->skip_keys, std::vector<std::string>{"past_key_values"});
+  EXPECT_EQ(pkg->find_class("Block")->scope->skip_keys,
+            std::vector<std::string>{"past_key_values"});
   const ModuleClass *block = pkg->find_class("Block");
   ASSERT_NE(block, nullptr);
   ASSERT_EQ(block->children.size(), 3u);

@@ -40,8 +40,8 @@ TEST(Placement, ResidualInSplitClassIsFlagged) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_NE(findings[0].message.find("Layer is not in _no_split_modules"), std::string::npos);
   ASSERT_EQ(findings[0].origins.size(), 2u);
-  EXPECT_EQ(findings[0].origins[0].range.line, 9u);  // out: self.norm(...)
-  EXPECT_EQ(findings[0].origins[1].range.line, 8u);  // hidden_states: the argument
+  EXPECT_EQ(findings[0].origins[0].range.line, 9u); // out: self.norm(...)
+  EXPECT_EQ(findings[0].origins[1].range.line, 8u); // hidden_states: the argument
   ASSERT_TRUE(findings[0].fix.has_value());
   EXPECT_EQ(findings[0].fix->edits[0].replacement, "out.to(hidden_states.device)");
 }

@@ -22,7 +22,11 @@ bool valid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 9;
+    size_t extra = c < 0x80           ? 0
+                   : (c >> 5) == 0x6  ? 1
+                   : (c >> 4) == 0xE  ? 2
+                   : (c >> 3) == 0x1E ? 3
+                                      : 9;
     if (extra == 9 || i + extra >= s.size() + (extra ? 0 : 1))
       return false;
     for (size_t k = 1; k <= extra; ++k)
@@ -49,8 +53,8 @@ bool excluded(const std::string &path, const std::vector<std::string> &patterns)
 std::string display_path(const fs::path &p) {
   std::error_code ec;
   fs::path rel = fs::relative(p, fs::current_path(ec), ec);
-  std::string s = (!ec && !rel.empty() && rel.string().rfind("..", 0) != 0) ? rel.string()
-                                                                            : p.string();
+  std::string s =
+      (!ec && !rel.empty() && rel.string().rfind("..", 0) != 0) ? rel.string() : p.string();
   return s;
 }
 
@@ -143,8 +147,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
-      result.diagnostics.push_back(
-          {Severity::Error, path, 0, 0, "no such file or directory"});
+      result.diagnostics.push_back({Severity::Error, path, 0, 0, "no such file or directory"});
       result.had_error = true;
       continue;
     }
@@ -152,8 +155,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec),
           end;
       if (ec) {
-        result.diagnostics.push_back({Severity::Error, path, 0, 0, "cannot list directory: " +
-                                                                       ec.message()});
+        result.diagnostics.push_back(
+            {Severity::Error, path, 0, 0, "cannot list directory: " + ec.message()});
         result.had_error = true;
         continue;
       }
@@ -224,13 +227,13 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
              pos = text.find("from .", pos + 6)) {
           size_t begin = pos + 6;
           size_t end = begin;
-          while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
-                                       text[end] == '_'))
+          while (end < text.size() &&
+                 (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
             ++end;
           if (end == begin)
             continue;
-          fs::path sibling = fs::path(reported[k]->path).parent_path() /
-                             (text.substr(begin, end - begin) + ".py");
+          fs::path sibling =
+              fs::path(reported[k]->path).parent_path() / (text.substr(begin, end - begin) + ".py");
           std::string s = sibling.lexically_normal().string();
           if (have.count(s) || !fs::is_regular_file(sibling))
             continue;
@@ -246,7 +249,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         out.findings = check_package(sources, reported, options, &out.diagnostics);
     }
   };
-  unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, jobs.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)

@@ -16,9 +16,9 @@ namespace devlint {
 struct CheckOptions {
   RuleSelection selection;
   PackageOverrides overrides;
-  unsigned jobs = 0;                          // 0: one per core
-  uint64_t max_file_bytes = 32ull << 20;      // larger files are skipped with a warning
-  std::vector<std::string> exclude;           // path substrings/globs to skip in directories
+  unsigned jobs = 0;                     // 0: one per core
+  uint64_t max_file_bytes = 32ull << 20; // larger files are skipped with a warning
+  std::vector<std::string> exclude;      // path substrings/globs to skip in directories
 };
 
 struct CheckResult {

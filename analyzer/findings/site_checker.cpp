@@ -120,8 +120,8 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
       continue;
     // A value joined from several paths that can sit with the anchor is only flagged for a CPU
     // tensor made on a path of this very method: helpers' edge cases are not the caller's bug.
-    bool overlaps = std::any_of(
-        operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
+    bool overlaps =
+        std::any_of(operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
           return std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
                              [&](const auto &theirs) { return theirs.second == mine.second; });
         });
@@ -136,8 +136,8 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
           // Explain with an anchor origin on another device, an activation when there is one.
           const Origin *witness = nullptr;
           for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups)
-            if (anchor_group != group && (!witness || (is_activation(anchor_origin) &&
-                                                       !is_activation(witness))))
+            if (anchor_group != group &&
+                (!witness || (is_activation(anchor_origin) && !is_activation(witness))))
               witness = anchor_origin;
           out.anchor_origin = witness ? witness : operands[anchor].groups.front().first;
         }
@@ -287,10 +287,10 @@ void SiteChecker::on_site(const Site &site) {
     r.message = std::move(role);
     f.origins.push_back(std::move(r));
   };
-  related(m.moved_origin, "`" + shorten(file.slice(moved_expr->range)) + "`: " +
-                              describe(*m.moved_origin, site));
-  related(m.anchor_origin, "`" + shorten(file.slice(anchor_expr->range)) + "`: " +
-                               describe(*m.anchor_origin, site));
+  related(m.moved_origin,
+          "`" + shorten(file.slice(moved_expr->range)) + "`: " + describe(*m.moved_origin, site));
+  related(m.anchor_origin,
+          "`" + shorten(file.slice(anchor_expr->range)) + "`: " + describe(*m.anchor_origin, site));
   attach_fix(f, *rule, site, m);
   findings_.push_back(std::move(f));
 }

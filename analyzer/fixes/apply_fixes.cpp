@@ -24,9 +24,10 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
     candidates.push_back({begin, end, &*f->fix});
   }
   // Deterministic: by position, then by the edit text.
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
-    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
-  });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+                   });
   AppliedFixes out;
   std::vector<TextEdit> edits;
   uint32_t last_end = 0;

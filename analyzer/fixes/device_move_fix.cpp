@@ -33,9 +33,9 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
         keeps_device(anchor->operands[0]->text)) {
       const Expr *receiver = anchor->operands[0]->operands[0];
       // `self.mlp(x)` is a submodule call, not a tensor method chain.
-      if (is_name(receiver, "self") || (receiver->kind == ExprKind::Attribute &&
-                                        is_name(receiver->operands[0], "self") &&
-                                        anchor->operands[0]->text != "view"))
+      if (is_name(receiver, "self") ||
+          (receiver->kind == ExprKind::Attribute && is_name(receiver->operands[0], "self") &&
+           anchor->operands[0]->text != "view"))
         return {};
       anchor = receiver;
       continue;

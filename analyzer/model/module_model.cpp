@@ -27,16 +27,62 @@ std::string_view leaf_of(const Expr *e) {
 // torch.nn building blocks that hold no parameters: calling them moves nothing and their output
 // sits where their input was.
 bool is_parameterless_builtin(std::string_view leaf) {
-  static const std::unordered_set<std::string_view> names = {
-      "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "ReLU", "ReLU6", "GELU",
-      "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmax2d", "Identity", "Flatten",
-      "Unflatten", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Hardswish",
-      "Hardsigmoid", "Mish", "LeakyReLU", "ELU", "Softplus", "Softsign", "MaxPool1d", "MaxPool2d",
-      "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-      "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-      "PixelShuffle", "PixelUnshuffle", "GLU", "Hardtanh", "CELU", "SELU", "Tanhshrink",
-      "QuickGELUActivation", "GELUActivation", "NewGELUActivation", "ZeroPad2d", "ConstantPad1d",
-      "ConstantPad2d", "ReflectionPad2d", "Threshold", "ChannelShuffle", "Fold", "Unfold"};
+  static const std::unordered_set<std::string_view> names = {"Dropout",
+                                                             "Dropout1d",
+                                                             "Dropout2d",
+                                                             "Dropout3d",
+                                                             "AlphaDropout",
+                                                             "ReLU",
+                                                             "ReLU6",
+                                                             "GELU",
+                                                             "SiLU",
+                                                             "Tanh",
+                                                             "Sigmoid",
+                                                             "Softmax",
+                                                             "LogSoftmax",
+                                                             "Softmax2d",
+                                                             "Identity",
+                                                             "Flatten",
+                                                             "Unflatten",
+                                                             "Upsample",
+                                                             "UpsamplingNearest2d",
+                                                             "UpsamplingBilinear2d",
+                                                             "Hardswish",
+                                                             "Hardsigmoid",
+                                                             "Mish",
+                                                             "LeakyReLU",
+                                                             "ELU",
+                                                             "Softplus",
+                                                             "Softsign",
+                                                             "MaxPool1d",
+                                                             "MaxPool2d",
+                                                             "MaxPool3d",
+                                                             "AvgPool1d",
+                                                             "AvgPool2d",
+                                                             "AvgPool3d",
+                                                             "AdaptiveAvgPool1d",
+                                                             "AdaptiveAvgPool2d",
+                                                             "AdaptiveAvgPool3d",
+                                                             "AdaptiveMaxPool1d",
+                                                             "AdaptiveMaxPool2d",
+                                                             "PixelShuffle",
+                                                             "PixelUnshuffle",
+                                                             "GLU",
+                                                             "Hardtanh",
+                                                             "CELU",
+                                                             "SELU",
+                                                             "Tanhshrink",
+                                                             "QuickGELUActivation",
+                                                             "GELUActivation",
+                                                             "NewGELUActivation",
+                                                             "ZeroPad2d",
+                                                             "ConstantPad1d",
+                                                             "ConstantPad2d",
+                                                             "ReflectionPad2d",
+                                                             "Threshold",
+                                                             "ChannelShuffle",
+                                                             "Fold",
+                                                             "Unfold"};
   return names.count(leaf) > 0;
 }
 
@@ -68,10 +114,11 @@ bool has_builtin_params_base(const Expr *base) {
 
 bool is_tensor_constructor(std::string_view leaf) {
   static const std::unordered_set<std::string_view> names = {
-      "zeros", "ones", "empty", "full", "arange", "range", "tensor", "as_tensor", "rand",
-      "randn", "randint", "randperm", "eye", "linspace", "logspace", "tril_indices",
-      "triu_indices", "from_numpy", "LongTensor", "FloatTensor", "BoolTensor", "IntTensor",
-      "Tensor", "empty_strided", "normal", "bernoulli", "multinomial"};
+      "zeros",      "ones",        "empty",      "full",         "arange",       "range",
+      "tensor",     "as_tensor",   "rand",       "randn",        "randint",      "randperm",
+      "eye",        "linspace",    "logspace",   "tril_indices", "triu_indices", "from_numpy",
+      "LongTensor", "FloatTensor", "BoolTensor", "IntTensor",    "Tensor",       "empty_strided",
+      "normal",     "bernoulli",   "multinomial"};
   return names.count(leaf) > 0;
 }
 
@@ -325,9 +372,10 @@ private:
     bool is_container = false;
   };
 
-  Built classify_constructor(
-      const Expr *e, const std::unordered_map<std::string_view, const FunctionDef *> &builders,
-      int depth) {
+  Built
+  classify_constructor(const Expr *e,
+                       const std::unordered_map<std::string_view, const FunctionDef *> &builders,
+                       int depth) {
     Built out;
     if (!e || depth > 4)
       return out;
@@ -391,8 +439,9 @@ private:
     if (!class_like || leaf == "Parameter" || leaf == "ParameterList" || leaf == "ParameterDict")
       return out;
     static const std::vector<std::string_view> non_module_suffixes = {
-        "Config", "Cache", "Tokenizer", "Processor", "Output", "Dict", "Tensor", "Mapping",
-        "Generator", "Error", "Exception", "Enum", "Type", "Lock", "Path", "Counter", "List"};
+        "Config", "Cache",   "Tokenizer", "Processor", "Output",    "Dict",
+        "Tensor", "Mapping", "Generator", "Error",     "Exception", "Enum",
+        "Type",   "Lock",    "Path",      "Counter",   "List"};
     if (!nn_namespace)
       for (std::string_view suffix : non_module_suffixes)
         if (ends_with(leaf, suffix))

@@ -32,12 +32,12 @@ enum class ChildKind : uint8_t { Single, List, Dict };
 struct ChildDecl {
   std::string name;
   ChildKind kind = ChildKind::Single;
-  std::string class_name;                // leaf name of the constructed class ("GLMBlock", "Linear")
+  std::string class_name; // leaf name of the constructed class ("GLMBlock", "Linear")
   const ModuleClass *resolved = nullptr; // the class when it is defined in the package
   bool has_parameters = true;            // false for activations, dropout, losses...
   bool is_loss = false;
-  bool is_container = false;             // nn.Sequential: may itself be split
-  SourceRange range;                     // the assignment in __init__
+  bool is_container = false; // nn.Sequential: may itself be split
+  SourceRange range;         // the assignment in __init__
 };
 
 struct ParameterDecl {
@@ -59,21 +59,21 @@ struct ModuleClass {
   std::string_view name;
   const ClassDef *def = nullptr;
   const SyntaxFile *file = nullptr;
-  std::vector<std::string> base_names;        // leaf names as written
-  std::vector<const ModuleClass *> bases;     // bases defined in the package
-  bool is_module = false;                     // an nn.Module (directly or through bases)
-  bool is_pretrained_model = false;           // a PreTrainedModel subclass
-  bool has_builtin_parameters = false;        // subclasses nn.Linear, nn.Embedding, ...
-  std::vector<ChildDecl> children;            // in registration order
-  std::vector<ParameterDecl> parameters;      // parameters and buffers, registration order
+  std::vector<std::string> base_names;    // leaf names as written
+  std::vector<const ModuleClass *> bases; // bases defined in the package
+  bool is_module = false;                 // an nn.Module (directly or through bases)
+  bool is_pretrained_model = false;       // a PreTrainedModel subclass
+  bool has_builtin_parameters = false;    // subclasses nn.Linear, nn.Embedding, ...
+  std::vector<ChildDecl> children;        // in registration order
+  std::vector<ParameterDecl> parameters;  // parameters and buffers, registration order
   std::vector<PlainTensorAttribute> plain_tensors;
   std::vector<std::string> reassigned_attributes; // self.x assigned outside __init__
-  std::vector<std::string> no_split_modules;  // declared on this class
+  std::vector<std::string> no_split_modules;      // declared on this class
   SourceRange no_split_range;
   bool declares_no_split = false;
-  std::vector<std::string> skip_keys;         // declared on this class
+  std::vector<std::string> skip_keys; // declared on this class
   bool declares_skip_keys = false;
-  const ModelScope *scope = nullptr;          // the model this class belongs to
+  const ModelScope *scope = nullptr; // the model this class belongs to
 
   // Lookups through the package bases (own declarations first).
   const ChildDecl *find_child(std::string_view child) const;

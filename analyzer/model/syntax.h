@@ -25,11 +25,11 @@ enum class ExprKind : uint8_t {
   Tuple,       // operands = elements (also lists and sets)
   Dict,        // operands = values
   Number,
-  String,      // text = the literal's content without quotes (best effort)
+  String, // text = the literal's content without quotes (best effort)
   NoneLiteral,
   Bool,
-  Slice,       // operands = bounds that are present
-  Starred,     // operands[0]
+  Slice,   // operands = bounds that are present
+  Starred, // operands[0]
   Lambda,
   Comprehension, // operands[0] = element, operands[1] = iterated expression
   Other,
@@ -128,8 +128,8 @@ struct ImportedName {
 struct SyntaxFile {
   const SourceFile *source = nullptr;
   std::vector<Stmt *> body;
-  std::vector<ClassDef *> classes;       // top-level classes
-  std::vector<FunctionDef *> functions;  // top-level functions
+  std::vector<ClassDef *> classes;      // top-level classes
+  std::vector<FunctionDef *> functions; // top-level functions
   std::vector<ImportedName> imports;
   std::vector<SourceRange> syntax_errors;
 

@@ -9,8 +9,8 @@
 namespace devlint {
 
 enum class OriginKind : uint8_t {
-  Input,          // an argument of the analyzed method
-  Child,          // output (or a directly read parameter) of a submodule: label = path "model.embed"
+  Input, // an argument of the analyzed method
+  Child, // output (or a directly read parameter) of a submodule: label = path "model.embed"
   LayerIteration, // output of one iteration's ModuleList element: label = list path "layers"
   Parameter,      // the unit's own nn.Parameter / buffer: label = name
   PlainTensor,    // an unregistered tensor attribute made on the CPU in __init__

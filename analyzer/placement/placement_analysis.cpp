@@ -20,12 +20,12 @@ bool ends_with(std::string_view s, std::string_view x) {
 
 struct Value {
   enum class Kind : uint8_t {
-    Neutral,      // numbers, shapes, None, strings, config: mixes with anything
-    Tensor,       // a tensor (or an object holding tensors) with origins
-    Device,       // x.device
-    Tuple,        // tuple/list/dict of values
-    Module,       // self.<child path>
-    ModuleItem,   // one element of a ModuleList/ModuleDict: differs per iteration
+    Neutral,    // numbers, shapes, None, strings, config: mixes with anything
+    Tensor,     // a tensor (or an object holding tensors) with origins
+    Device,     // x.device
+    Tuple,      // tuple/list/dict of values
+    Module,     // self.<child path>
+    ModuleItem, // one element of a ModuleList/ModuleDict: differs per iteration
     Self,
     LossFunction, // CrossEntropyLoss() instance
     Str,          // a string literal (device names)
@@ -50,64 +50,148 @@ const std::unordered_set<std::string_view> &concat_functions() {
   return s;
 }
 const std::unordered_set<std::string_view> &binary_functions() {
-  static const std::unordered_set<std::string_view> s = {
-      "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "maximum",
-      "minimum", "where", "lerp", "eq", "ne", "lt", "gt", "le", "ge", "fmod", "remainder", "pow",
-      "logical_and", "logical_or", "bitwise_and", "bitwise_or", "addcmul", "addcdiv", "isin",
-      "bucketize", "searchsorted", "max_elementwise", "atan2", "hypot", "add_", "sub_", "mul_",
-      "div_", "copysign", "floor_divide", "clamp", "clip"};
+  static const std::unordered_set<std::string_view> s = {"add",
+                                                         "sub",
+                                                         "subtract",
+                                                         "mul",
+                                                         "multiply",
+                                                         "div",
+                                                         "divide",
+                                                         "true_divide",
+                                                         "maximum",
+                                                         "minimum",
+                                                         "where",
+                                                         "lerp",
+                                                         "eq",
+                                                         "ne",
+                                                         "lt",
+                                                         "gt",
+                                                         "le",
+                                                         "ge",
+                                                         "fmod",
+                                                         "remainder",
+                                                         "pow",
+                                                         "logical_and",
+                                                         "logical_or",
+                                                         "bitwise_and",
+                                                         "bitwise_or",
+                                                         "addcmul",
+                                                         "addcdiv",
+                                                         "isin",
+                                                         "bucketize",
+                                                         "searchsorted",
+                                                         "max_elementwise",
+                                                         "atan2",
+                                                         "hypot",
+                                                         "add_",
+                                                         "sub_",
+                                                         "mul_",
+                                                         "div_",
+                                                         "copysign",
+                                                         "floor_divide",
+                                                         "clamp",
+                                                         "clip"};
   return s;
 }
 const std::unordered_set<std::string_view> &matmul_functions() {
-  static const std::unordered_set<std::string_view> s = {
-      "matmul", "bmm", "mm", "einsum", "baddbmm", "addmm", "addbmm", "outer", "dot", "kron",
-      "cdist", "linear", "bilinear", "scaled_dot_product_attention", "mv", "tensordot", "inner"};
+  static const std::unordered_set<std::string_view> s = {"matmul",   "bmm",
+                                                         "mm",       "einsum",
+                                                         "baddbmm",  "addmm",
+                                                         "addbmm",   "outer",
+                                                         "dot",      "kron",
+                                                         "cdist",    "linear",
+                                                         "bilinear", "scaled_dot_product_attention",
+                                                         "mv",       "tensordot",
+                                                         "inner"};
   return s;
 }
 const std::unordered_set<std::string_view> &index_functions() {
   static const std::unordered_set<std::string_view> s = {
-      "gather", "index_select", "take_along_dim", "masked_select", "scatter", "scatter_add",
-      "scatter_reduce", "index_add", "index_put", "index_copy", "index_fill", "masked_fill",
-      "masked_scatter", "embedding", "take", "masked_fill_", "masked_scatter_", "scatter_",
-      "scatter_add_", "index_put_", "index_add_", "index_copy_", "index_fill_", "put_"};
+      "gather",       "index_select",    "take_along_dim", "masked_select", "scatter",
+      "scatter_add",  "scatter_reduce",  "index_add",      "index_put",     "index_copy",
+      "index_fill",   "masked_fill",     "masked_scatter", "embedding",     "take",
+      "masked_fill_", "masked_scatter_", "scatter_",       "scatter_add_",  "index_put_",
+      "index_add_",   "index_copy_",     "index_fill_",    "put_"};
   return s;
 }
 const std::unordered_set<std::string_view> &loss_functions() {
-  static const std::unordered_set<std::string_view> s = {
-      "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
-      "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
-      "multilabel_soft_margin_loss", "margin_ranking_loss", "cosine_embedding_loss",
-      "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
-      "multilabel_margin_loss", "triplet_margin_loss", "sigmoid_focal_loss"};
+  static const std::unordered_set<std::string_view> s = {"cross_entropy",
+                                                         "nll_loss",
+                                                         "mse_loss",
+                                                         "l1_loss",
+                                                         "smooth_l1_loss",
+                                                         "huber_loss",
+                                                         "binary_cross_entropy",
+                                                         "binary_cross_entropy_with_logits",
+                                                         "kl_div",
+                                                         "soft_margin_loss",
+                                                         "multilabel_soft_margin_loss",
+                                                         "margin_ranking_loss",
+                                                         "cosine_embedding_loss",
+                                                         "hinge_embedding_loss",
+                                                         "poisson_nll_loss",
+                                                         "gaussian_nll_loss",
+                                                         "multi_margin_loss",
+                                                         "multilabel_margin_loss",
+                                                         "triplet_margin_loss",
+                                                         "sigmoid_focal_loss"};
   return s;
 }
 // Tensor methods whose result is not a tensor on the receiver's device.
 const std::unordered_set<std::string_view> &neutral_methods() {
-  static const std::unordered_set<std::string_view> s = {
-      "size", "dim", "numel", "item", "tolist", "numpy", "data_ptr", "stride", "is_contiguous",
-      "element_size", "get_device", "nelement", "ndimension", "is_floating_point", "keys",
-      "is_complex", "storage_offset", "format", "startswith", "endswith", "split_string",
-      "lower", "upper", "strip", "join", "replace", "get_seq_length", "get_max_length",
-      "get_usable_length", "get_max_cache_shape", "index"};
+  static const std::unordered_set<std::string_view> s = {"size",
+                                                         "dim",
+                                                         "numel",
+                                                         "item",
+                                                         "tolist",
+                                                         "numpy",
+                                                         "data_ptr",
+                                                         "stride",
+                                                         "is_contiguous",
+                                                         "element_size",
+                                                         "get_device",
+                                                         "nelement",
+                                                         "ndimension",
+                                                         "is_floating_point",
+                                                         "keys",
+                                                         "is_complex",
+                                                         "storage_offset",
+                                                         "format",
+                                                         "startswith",
+                                                         "endswith",
+                                                         "split_string",
+                                                         "lower",
+                                                         "upper",
+                                                         "strip",
+                                                         "join",
+                                                         "replace",
+                                                         "get_seq_length",
+                                                         "get_max_length",
+                                                         "get_usable_length",
+                                                         "get_max_cache_shape",
+                                                         "index"};
   return s;
 }
 const std::unordered_set<std::string_view> &neutral_tensor_attributes() {
   static const std::unordered_set<std::string_view> s = {
-      "shape", "dtype", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout", "itemsize",
-      "nbytes", "is_meta", "is_sparse", "training", "config", "name"};
+      "shape",    "dtype",  "ndim",    "is_cuda",   "requires_grad", "is_leaf", "layout",
+      "itemsize", "nbytes", "is_meta", "is_sparse", "training",      "config",  "name"};
   return s;
 }
 const std::unordered_set<std::string_view> &neutral_builtins() {
   static const std::unordered_set<std::string_view> s = {
-      "len", "int", "float", "bool", "str", "range", "isinstance", "hasattr", "getattr", "print",
-      "type", "super", "repr", "hash", "id", "round", "abs", "divmod", "ord", "chr", "callable",
-      "issubclass", "setattr", "math", "ceil", "floor", "warn", "warning_once", "logger", "set",
-      "frozenset", "vars", "dir", "open", "format", "all", "any"};
+      "len",        "int",     "float",     "bool",   "str",   "range", "isinstance",
+      "hasattr",    "getattr", "print",     "type",   "super", "repr",  "hash",
+      "id",         "round",   "abs",       "divmod", "ord",   "chr",   "callable",
+      "issubclass", "setattr", "math",      "ceil",   "floor", "warn",  "warning_once",
+      "logger",     "set",     "frozenset", "vars",   "dir",   "open",  "format",
+      "all",        "any"};
   return s;
 }
 
 bool tensorish_annotation(std::string_view annotation) {
-  for (std::string_view word : {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
+  for (std::string_view word :
+       {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
     if (annotation.find(word) != std::string_view::npos)
       return true;
   return false;
@@ -232,8 +316,8 @@ private:
     if (a.kind == b.kind && (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem) &&
         a.path == b.path)
       return a;
-    if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements &&
-        b.elements && a.elements->size() == b.elements->size()) {
+    if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements && b.elements &&
+        a.elements->size() == b.elements->size()) {
       Value out = a;
       out.elements = std::make_shared<std::vector<Value>>();
       for (size_t i = 0; i < a.elements->size(); ++i)
@@ -301,8 +385,8 @@ private:
     // A free function's arguments may come from anywhere, the CPU included: only its callers,
     // which inline it with real origins, can tell.
     bool unknown = frame_->unit == nullptr;
-    const Origin *origin = make_origin(
-        skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
+    const Origin *origin =
+        make_origin(skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
     const_cast<Origin *>(origin)->maybe_not_tensor =
         p.annotation.find("Tensor") == std::string_view::npos;
     Value v = tensor(origin);
@@ -606,7 +690,8 @@ private:
   // ---- expressions ----
 
   Value element_of(const Expr *iterable) {
-    if (iterable && iterable->kind == ExprKind::Call && iterable->operands[0]->kind == ExprKind::Name) {
+    if (iterable && iterable->kind == ExprKind::Call &&
+        iterable->operands[0]->kind == ExprKind::Name) {
       std::string_view fn = iterable->operands[0]->text;
       if (fn == "enumerate" && iterable->operands.size() > 1) {
         Value pair;
@@ -744,9 +829,9 @@ private:
   Value eval_attribute(const Expr *e) {
     const Expr *object = e->operands[0];
     std::string_view attr = e->text;
-    if (is_name(object, "self") || (object->kind == ExprKind::Name &&
-                                    frame_->env.count(object->text) &&
-                                    frame_->env[object->text].kind == Value::Kind::Self)) {
+    if (is_name(object, "self") ||
+        (object->kind == ExprKind::Name && frame_->env.count(object->text) &&
+         frame_->env[object->text].kind == Value::Kind::Self)) {
       auto assigned = frame_->env.find(self_key(e));
       if (assigned != frame_->env.end())
         return assigned->second;
@@ -848,11 +933,11 @@ private:
     case Value::Kind::Tuple: {
       const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
       if (base.elements && index && index->kind == ExprKind::Number) {
-        size_t i = static_cast<size_t>(std::atoi(std::string(index->range.end - index->range.begin
-                                                                  ? frame_->file->source->slice(
-                                                                        index->range)
-                                                                  : "0")
-                                                      .c_str()));
+        size_t i = static_cast<size_t>(
+            std::atoi(std::string(index->range.end - index->range.begin
+                                      ? frame_->file->source->slice(index->range)
+                                      : "0")
+                          .c_str()));
         if (i < base.elements->size())
           return (*base.elements)[i];
       }
@@ -947,9 +1032,8 @@ private:
   }
 
   void emit_statement_site(Site &site) {
-    site.expr = frame_->statement && frame_->statement->kind == StmtKind::AugAssign
-                    ? nullptr
-                    : site.expr;
+    site.expr =
+        frame_->statement && frame_->statement->kind == StmtKind::AugAssign ? nullptr : site.expr;
     if (!site.expr) {
       // Use a synthetic range: the augmented statement itself.
       static thread_local std::deque<Expr> synthetic;
@@ -1077,8 +1161,7 @@ private:
         break;
       for (const auto &[name_, v] : args.keywords)
         if (name_ == k.name && v.kind == Value::Kind::Tensor &&
-            (k.name == "input" || k.name == "target" || k.name == "labels" ||
-             k.name == "logits")) {
+            (k.name == "input" || k.name == "target" || k.name == "labels" || k.name == "logits")) {
           SiteOperand op{k.value, v.origins};
           op.is_target = k.name == "target" || k.name == "labels";
           site.operands.push_back(op);
@@ -1097,8 +1180,8 @@ private:
     site.expr = call;
     site.operation = std::move(name);
     if (receiver && receiver->kind == Value::Kind::Tensor)
-      site.operands.push_back({call->operands[0]->operands[0], receiver->origins, false, false,
-                               true});
+      site.operands.push_back(
+          {call->operands[0]->operands[0], receiver->origins, false, false, true});
     // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
     for (size_t i = 0; i < args.positional.size(); ++i) {
       const Value &v = args.positional[i];
@@ -1244,8 +1327,7 @@ private:
         device_value = other;
         device_expr = call->keyword("other")->value;
       }
-      if (device_value && (device_value->kind == Value::Kind::Str ||
-                           device_value->has_origins())) {
+      if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
         Value d = device_argument(device_expr, *device_value, true);
         if (d.has_origins())
           return d;
@@ -1279,8 +1361,7 @@ private:
     if (matmul_functions().count(method))
       return operation_site(SiteKind::Matmul, call, args, "." + std::string(method), &receiver);
     if (binary_functions().count(method))
-      return operation_site(SiteKind::Arithmetic, call, args, "." + std::string(method),
-                            &receiver);
+      return operation_site(SiteKind::Arithmetic, call, args, "." + std::string(method), &receiver);
     return receiver;
   }
 
@@ -1404,8 +1485,8 @@ private:
           return loss_site(call, eval_args(call), std::string(name) + "(...)");
       }
       auto nested = frame_->local_functions.find(name);
-      const FunctionDef *fn = nested != frame_->local_functions.end() ? nested->second
-                                                                      : pkg_.find_function(name);
+      const FunctionDef *fn =
+          nested != frame_->local_functions.end() ? nested->second : pkg_.find_function(name);
       if (fn && local == frame_->env.end()) {
         Args args = eval_args(call);
         return call_function(fn, call, args, false, frame_->unit);

@@ -10,8 +10,8 @@
 namespace devlint {
 
 struct AnalysisLimits {
-  int max_inline_depth = 3;     // self-method and helper-function calls followed
-  size_t max_origins = 8;       // per value; beyond this the value keeps the first ones
+  int max_inline_depth = 3; // self-method and helper-function calls followed
+  size_t max_origins = 8;   // per value; beyond this the value keeps the first ones
 };
 
 // Runs the analysis over a package and reports to `sink`. Sites reached through several call

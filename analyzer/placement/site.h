@@ -23,16 +23,16 @@ enum class SiteKind : uint8_t {
 struct SiteOperand {
   const Expr *expr = nullptr;
   OriginSet origins;
-  bool is_index = false;  // an index/mask operand: a CPU index is accepted by PyTorch
-  bool is_target = false; // labels/targets of a loss
+  bool is_index = false;     // an index/mask operand: a CPU index is accepted by PyTorch
+  bool is_target = false;    // labels/targets of a loss
   bool keeps_device = false; // must be the anchor: `x` in `x += y`, `a` in `a[i] = b`
 };
 
 struct Site {
   SiteKind kind = SiteKind::Arithmetic;
-  const Expr *expr = nullptr;     // the whole operation
+  const Expr *expr = nullptr;      // the whole operation
   const Stmt *statement = nullptr; // the statement holding it (for fixes that add a line)
-  std::string operation;          // "torch.cat", "+", "loss_fct(...)"
+  std::string operation;           // "torch.cat", "+", "loss_fct(...)"
   std::vector<SiteOperand> operands;
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;

@@ -41,8 +41,7 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
       std::string first = first_item_path(cls);
       // Unknown first item: inputs may share any device, so they flag nothing.
       f.input_group = first.empty() ? "" : child_group(first, cls, false);
-    }
-    else
+    } else
       f.input_group = "input";
   }
 }
@@ -177,8 +176,8 @@ std::string PlacementModel::child_group(std::string_view path, const ModuleClass
   size_t pos = 0;
   while (cls) {
     size_t dot = path.find('.', pos);
-    std::string_view segment = path.substr(pos, dot == std::string_view::npos ? path.npos
-                                                                              : dot - pos);
+    std::string_view segment =
+        path.substr(pos, dot == std::string_view::npos ? path.npos : dot - pos);
     const ChildDecl *child = cls->find_child(segment);
     if (!child)
       return "dev:" + std::string(path.substr(0, dot)); // a parameter of a split class
