@@ -35,6 +35,22 @@ expect 0 "empty file" -- "$devlint" check "$tmp/empty.py"
 python3 -c "print('x = ' + '(' * 100000 + '1' + ')' * 100000)" > "$tmp/deep.py" 2>/dev/null ||
   { printf 'x = '; for i in $(seq 20000); do printf '('; done; printf 1; for i in $(seq 20000); do printf ')'; done; echo; } > "$tmp/deep.py"
 expect 0 "deeply nested file" -- "$devlint" check "$tmp/deep.py"
+# 25 nested loops over a ModuleList and a chain of helpers calling three others each: the
+# analysis must stay bounded (an exponential blow-up would never finish).
+{
+  printf 'import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n'
+  printf '    def __init__(self):\n        super().__init__()\n'
+  printf '        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n\n'
+  printf '    def forward(self, x):\n'
+  indent="        "
+  for i in $(seq 25); do printf '%sfor l%d in self.layers:\n' "$indent" "$i"; indent="$indent    "; done
+  printf '%sx = x + l1(x)\n' "$indent"
+  for k in $(seq 200); do
+    printf '\n    def helper%d(self, x):\n' "$k"
+    printf '        return self.helper%d(x) + self.helper%d(x) + self.helper%d(x)\n' $((k + 1)) $((k + 2)) $((k + 3))
+  done
+} > "$tmp/nested_loops.py"
+expect 1 "deeply nested loops and helper chains" -- "$devlint" check "$tmp/nested_loops.py"
 mkdir -p "$tmp/many"
 for i in $(seq 3000); do printf 'import torch\nx = torch.zeros(%d)\n' "$i" > "$tmp/many/f$i.py"; done
 expect 0 "directory with 3000 files" -- "$devlint" check "$tmp/many"

@@ -271,6 +271,12 @@ private:
   std::deque<std::string> strings_;
   std::vector<const FunctionDef *> call_stack_;
   Frame *frame_ = nullptr;
+  // Bounds on the work per entry (statements executed, inlined ones included): beyond them the
+  // analysis stops inlining and double-passing loops instead of growing without bound.
+  static constexpr size_t kStatementBudget = 20000;
+  static constexpr int kMaxDoublePassNesting = 3;
+  size_t statements_run_ = 0;
+  int loop_depth_ = 0;
 
   std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
 
@@ -396,6 +402,8 @@ private:
   }
 
   void analyze_entry(const FunctionDef *fn, const ModuleClass *unit) {
+    statements_run_ = 0;
+    loop_depth_ = 0;
     Frame frame;
     frame.unit = unit;
     frame.function = fn;
@@ -420,6 +428,8 @@ private:
   }
 
   void analyze_script(const SyntaxFile *file) {
+    statements_run_ = 0;
+    loop_depth_ = 0;
     Frame frame;
     frame.file = file;
     frame.script = true;
@@ -488,6 +498,7 @@ private:
   }
 
   void exec(const Stmt *s) {
+    ++statements_run_;
     const Stmt *saved_statement = frame_->statement;
     frame_->statement = s;
     switch (s->kind) {
@@ -608,6 +619,10 @@ private:
   }
 
   void exec_loop(const Stmt *s) {
+    // Two passes find values carried across iterations; deep nests and huge bodies get one, so
+    // the work stays linear in the code.
+    int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
+    ++loop_depth_;
     Env before = frame_->env;
     Value element;
     if (s->kind == StmtKind::For)
@@ -615,21 +630,25 @@ private:
     else
       eval(s->value);
     Env after_first;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < passes; ++pass) {
       if (s->kind == StmtKind::For)
         assign(s->targets[0], element, nullptr);
       exec_block(s->body);
       frame_->terminated = false;
-      if (pass == 0) {
+      if (pass == 0 && passes == 2) {
         after_first = frame_->env;
         frame_->env = join_env(before, after_first);
         age_iterations(frame_->env, s);
       }
     }
-    Env after = join_env(join_env(before, after_first), frame_->env);
+    Env after = passes == 2 ? join_env(join_env(before, after_first), frame_->env)
+                            : join_env(before, frame_->env);
     frame_->env = std::move(after);
+    --loop_depth_;
     exec_block(s->orelse);
   }
+
+  bool over_budget() const { return statements_run_ > kStatementBudget; }
 
   void assign(const Expr *target, const Value &v, const Expr *value_expr) {
     if (!target)
@@ -1367,7 +1386,7 @@ private:
 
   Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
                       const ModuleClass *unit) {
-    if (frame_->depth >= limits_.max_inline_depth ||
+    if (frame_->depth >= limits_.max_inline_depth || over_budget() ||
         std::find(call_stack_.begin(), call_stack_.end(), fn) != call_stack_.end())
       return first_tensor(args);
     Frame frame;
