@@ -160,6 +160,8 @@ std::string SiteChecker::describe(const Origin &o, const Site &site) const {
   case OriginKind::Child:
     return "comes from `self." + label + "`" + line;
   case OriginKind::LayerIteration:
+    if (label.rfind("past", 0) == 0)
+      return "one layer's cache from `" + label + "`, on that layer's device" + line;
     if (o.earlier_iteration)
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;

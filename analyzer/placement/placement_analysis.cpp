@@ -733,6 +733,11 @@ private:
         return element_of(iterable->operands[1]);
     }
     Value v = eval(iterable);
+    // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
+    // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
+    for (const Origin *o : v.origins)
+      if (o->kind == OriginKind::Skip && frame_->unit && o->label.substr(0, 4) == "past")
+        return tensor(make_origin(OriginKind::LayerIteration, o->label, iterable->range));
     switch (v.kind) {
     case Value::Kind::Module:
       if (v.child && (v.child->kind != ChildKind::Single || v.child->is_container)) {
