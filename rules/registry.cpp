@@ -11,6 +11,7 @@ const Rule &cross_device_indexing_rule();
 const Rule &cross_device_concat_rule();
 const Rule &cross_device_arithmetic_rule();
 const Rule &hardcoded_device_rule();
+const Rule &unused_suppression_rule(); // reported by findings/suppressions.cpp
 
 const std::vector<const Rule *> &all_rules() {
   static const std::vector<const Rule *> rules = {
@@ -18,6 +19,7 @@ const std::vector<const Rule *> &all_rules() {
       &split_module_parameter_rule(),  &loss_label_device_rule(),
       &cross_device_indexing_rule(),   &cross_device_concat_rule(),
       &cross_device_arithmetic_rule(), &hardcoded_device_rule(),
+      &unused_suppression_rule(),
   };
   return rules;
 }

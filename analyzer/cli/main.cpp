@@ -1,9 +1,11 @@
 // The devlint command line: `devlint check PATH...` and `devlint rule CODE`.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
+#include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
@@ -21,8 +23,8 @@ std::vector<std::string> split_codes(const std::vector<std::string> &values) {
     size_t start = 0;
     while (start <= v.size()) {
       size_t comma = v.find(',', start);
-      std::string item = v.substr(start, comma == std::string::npos ? std::string::npos
-                                                                    : comma - start);
+      std::string item =
+          v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!item.empty())
         out.push_back(item);
       if (comma == std::string::npos)
@@ -66,8 +68,17 @@ int main(int argc, char **argv) {
   unsigned jobs = 0;
   std::string color = "auto";
   check->add_option("paths", paths, "Files or directories to check (default: .)");
-  check->add_option("--output-format", format, "Output format: full, concise")
+  check->add_option("--output-format", format, "Output format: " + devlint::output_format_names())
       ->capture_default_str();
+  std::string output_file, config_path;
+  bool isolated = false, force_exclude = false, report_unused = false;
+  check->add_option("-o,--output-file", output_file, "Write the findings to this file");
+  check->add_option("--config", config_path, "Use this configuration file for every path");
+  check->add_flag("--isolated", isolated, "Ignore all configuration files");
+  check->add_flag("--force-exclude", force_exclude,
+                  "Apply `exclude` to paths given explicitly too (for pre-commit)");
+  check->add_flag("--report-unused-suppressions", report_unused,
+                  "Report suppression comments that silence nothing (DL900)");
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
   check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)");
   check->add_option("--extend-select", extend_select, "Rule codes to enable in addition");
@@ -106,26 +117,50 @@ int main(int argc, char **argv) {
     std::cerr << "devlint: error: unknown output format `" << format << "`\n";
     return kExitError;
   }
-  devlint::CheckOptions options;
-  options.selection.select = split_codes(select);
-  for (const std::string &code : split_codes(extend_select))
-    if (!options.selection.select.empty())
-      options.selection.select.push_back(code);
-  options.selection.ignore = split_codes(ignore);
-  for (const std::string &code : options.selection.select)
-    if (code != "ALL" && code.rfind("DL", 0) != 0) {
-      std::cerr << "devlint: error: unknown rule selector `" << code << "`\n";
-      return kExitError;
-    }
-  options.overrides.extra_no_split_modules = no_split;
-  options.overrides.extra_skip_keys = skip_keys;
-  options.jobs = jobs;
+  devlint::CommandLineSettings cli;
+  if (!select.empty())
+    cli.select = split_codes(select);
+  cli.extend_select = split_codes(extend_select);
+  cli.ignore = split_codes(ignore);
+  for (const auto &codes :
+       {cli.select.value_or(std::vector<std::string>{}), cli.extend_select, cli.ignore})
+    for (const std::string &code : codes)
+      if (code != "ALL" && code.rfind("DL", 0) != 0) {
+        std::cerr << "devlint: error: unknown rule selector `" << code << "`\n";
+        return kExitError;
+      }
+  cli.no_split_modules = no_split;
+  cli.skip_keys = skip_keys;
+  cli.jobs = jobs;
+  cli.force_exclude = force_exclude;
+  if (report_unused)
+    cli.report_unused_suppressions = true;
+  if (isolated && !config_path.empty()) {
+    std::cerr << "devlint: error: --config and --isolated exclude each other\n";
+    return kExitError;
+  }
   if (paths.empty())
     paths.push_back(".");
 
-  devlint::CheckResult result = devlint::check_paths(paths, options);
+  devlint::CheckResult result;
   devlint::RenderOptions render_options;
-  bool tty = isatty(STDOUT_FILENO) != 0;
+  try {
+    devlint::ConfigResolver resolver(cli,
+                                     isolated              ? devlint::ConfigDiscovery::Isolated
+                                     : config_path.empty() ? devlint::ConfigDiscovery::WalkUp
+                                                           : devlint::ConfigDiscovery::ExplicitFile,
+                                     config_path);
+    devlint::CheckOptions run_options;
+    run_options.jobs = jobs;
+    result = devlint::check_paths(paths, run_options, &resolver);
+    if (const devlint::ConfigFile *config = resolver.config_for_current_directory())
+      render_options.unsafe_fixes = config->unsafe_fixes.value_or(false);
+  } catch (const devlint::ConfigError &e) {
+    std::cerr << "devlint: error: " << e.what() << "\n";
+    return kExitError;
+  }
+  render_options.tool_version = DEVLINT_VERSION;
+  bool tty = output_file.empty() && isatty(STDOUT_FILENO) != 0;
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
   for (const devlint::Diagnostic &d : result.diagnostics) {
@@ -134,7 +169,21 @@ int main(int argc, char **argv) {
       std::cerr << ":" << d.line << ":" << d.column;
     std::cerr << ": " << d.message << "\n";
   }
-  devlint::render(*parsed_format, std::cout, result.findings, render_options);
+  std::ofstream file_out;
+  if (!output_file.empty()) {
+    file_out.open(output_file, std::ios::binary);
+    if (!file_out) {
+      std::cerr << "devlint: error: cannot write `" << output_file << "`\n";
+      return kExitError;
+    }
+  }
+  std::ostream &out = output_file.empty() ? std::cout : file_out;
+  devlint::render(*parsed_format, out, result.findings, render_options);
+  out.flush();
+  if (!out) {
+    std::cerr << "devlint: error: writing the findings failed\n";
+    return kExitError;
+  }
   if (result.had_error)
     return kExitError;
   if (!result.findings.empty() && !exit_zero)

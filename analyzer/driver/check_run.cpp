@@ -9,6 +9,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "driver/path_patterns.h"
+#include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
 #include "placement/placement_analysis.h"
 #include "placement/unit_placement.h"
@@ -43,11 +45,16 @@ bool skipped_directory(const fs::path &p) {
          name == "site-packages" || name == "venv" || name == "build";
 }
 
-bool excluded(const std::string &path, const std::vector<std::string> &patterns) {
-  for (const std::string &p : patterns)
-    if (!p.empty() && path.find(p) != std::string::npos)
-      return true;
-  return false;
+// The default `include`: files named like transformers' model files, and any other Python file
+// that uses torch (it may define an nn.Module, or place one, as scripts do for DL008). Other
+// files cannot produce findings, so skipping them only saves time.
+bool default_included_by_name(const fs::path &p) {
+  std::string name = p.filename().string();
+  return name.rfind("modeling_", 0) == 0 && p.extension() == ".py";
+}
+
+bool looks_like_model_code(const std::string &text) {
+  return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
 }
 
 std::string display_path(const fs::path &p) {
@@ -59,8 +66,9 @@ std::string display_path(const fs::path &p) {
 }
 
 struct PackageJob {
-  std::vector<std::string> paths;    // reported files
-  std::vector<std::string> contexts; // read for definitions only (relative imports)
+  std::vector<std::string> paths;             // reported files
+  std::unordered_set<std::string> by_content; // paths kept only if they look like model code
+  const CheckOptions *options = nullptr;
 };
 
 } // namespace
@@ -137,11 +145,43 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
   PlacementModel placement(*package);
   SiteChecker checker(placement, options.selection, reported_set);
   analyze_package(*package, placement, checker);
-  return checker.take_findings();
+  return filter_findings(checker.take_findings(), reported, options);
 }
 
-CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options) {
+std::vector<Finding> filter_findings(std::vector<Finding> findings,
+                                     const std::vector<const SourceFile *> &reported,
+                                     const CheckOptions &options) {
+  RuleSelection unfixable{options.unfixable, {}};
+  std::vector<Finding> out;
+  for (const SourceFile *file : reported) {
+    std::vector<Finding> own;
+    for (Finding &f : findings)
+      if (f.file == file)
+        own.push_back(std::move(f));
+    SuppressionPolicy policy{options.selection, options.report_unused_suppressions};
+    for (const PerFileIgnore &entry : options.per_file_ignores)
+      if (glob_matches(entry.pattern, file->path, options.base_directory))
+        policy.selection.ignore.insert(policy.selection.ignore.end(), entry.codes.begin(),
+                                       entry.codes.end());
+    for (Finding &f : apply_suppressions(std::move(own), *file, policy)) {
+      if (f.fix && !options.unfixable.empty() && unfixable.enabled(f.code)) {
+        f.fix.reset();
+        f.no_fix_reason =
+            "fixes for " + f.code + " are turned off by `unfixable`" +
+            (options.unfixable_source.empty() ? "" : " in " + options.unfixable_source);
+      }
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
+                        DirectoryOptionsSource *per_directory) {
   CheckResult result;
+  auto options_for = [&](const fs::path &directory) -> const CheckOptions & {
+    return per_directory ? per_directory->options_for(directory.string()) : options;
+  };
   std::map<std::string, PackageJob> packages; // by directory; ordered for determinism
   for (const std::string &path : paths) {
     std::error_code ec;
@@ -167,22 +207,38 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           ec.clear();
           continue;
         }
-        if (it->is_directory(ec) && skipped_directory(it->path())) {
-          it.disable_recursion_pending();
+        fs::path entry = it->path().lexically_normal();
+        const CheckOptions &here = options_for(entry.parent_path());
+        if (it->is_directory(ec)) {
+          if (skipped_directory(entry) ||
+              any_glob_matches(here.exclude, entry.string(), here.base_directory))
+            it.disable_recursion_pending();
           continue;
         }
-        if (!it->is_regular_file(ec) || it->path().extension() != ".py")
+        if (!it->is_regular_file(ec) || entry.extension() != ".py" ||
+            any_glob_matches(here.exclude, entry.string(), here.base_directory))
           continue;
-        std::string p = it->path().lexically_normal().string();
-        if (excluded(p, options.exclude))
+        bool by_name = here.include.empty()
+                           ? default_included_by_name(entry)
+                           : any_glob_matches(here.include, entry.string(), here.base_directory);
+        if (!by_name && !here.include.empty())
           continue;
-        packages[it->path().parent_path().lexically_normal().string()].paths.push_back(p);
+        PackageJob &job = packages[entry.parent_path().string()];
+        job.options = &here;
+        job.paths.push_back(entry.string());
+        if (!by_name)
+          job.by_content.insert(entry.string());
       }
     } else {
       fs::path p = fs::path(path).lexically_normal();
+      const CheckOptions &here = options_for(p.parent_path().empty() ? "." : p.parent_path());
+      if (here.force_exclude && any_glob_matches(here.exclude, p.string(), here.base_directory))
+        continue;
       auto &job = packages[p.parent_path().string()];
+      job.options = &here;
       if (std::find(job.paths.begin(), job.paths.end(), p.string()) == job.paths.end())
         job.paths.push_back(p.string());
+      job.by_content.erase(p.string()); // named explicitly: always checked
     }
   }
   std::vector<PackageJob *> jobs;
@@ -203,16 +259,18 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       PackageOutput &out = outputs[i];
+      const CheckOptions &package_options = *jobs[i]->options;
       std::vector<const SourceFile *> sources, reported;
       for (const std::string &path : jobs[i]->paths) {
         Diagnostic d;
-        auto file = read_source_file(path, options.max_file_bytes, d);
+        auto file = read_source_file(path, package_options.max_file_bytes, d);
         if (!file) {
           out.error |= d.severity == Severity::Error;
           out.diagnostics.push_back(d);
           continue;
         }
-        if (file->text.empty())
+        if (file->text.empty() ||
+            (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text)))
           continue;
         sources.push_back(file.get());
         reported.push_back(file.get());
@@ -239,14 +297,14 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             continue;
           have.insert(s);
           Diagnostic d;
-          if (auto file = read_source_file(s, options.max_file_bytes, d)) {
+          if (auto file = read_source_file(s, package_options.max_file_bytes, d)) {
             sources.push_back(file.get());
             out.files.push_back(std::move(file));
           }
         }
       }
       if (!sources.empty())
-        out.findings = check_package(sources, reported, options, &out.diagnostics);
+        out.findings = check_package(sources, reported, package_options, &out.diagnostics);
     }
   };
   unsigned threads =

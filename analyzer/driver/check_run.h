@@ -13,12 +13,35 @@
 
 namespace devlint {
 
+// A glob and the rules it turns off (`per-file-ignores`).
+struct PerFileIgnore {
+  std::string pattern;
+  std::vector<std::string> codes;
+};
+
+// Everything that may differ between packages: the command line, merged with the configuration
+// file that governs a directory (config/config_resolver.h).
 struct CheckOptions {
   RuleSelection selection;
   PackageOverrides overrides;
   unsigned jobs = 0;                     // 0: one per core
   uint64_t max_file_bytes = 32ull << 20; // larger files are skipped with a warning
-  std::vector<std::string> exclude;      // path substrings/globs to skip in directories
+  std::string base_directory;            // patterns below are relative to it ("": cwd)
+  std::vector<std::string> exclude;      // globs of files/directories to skip
+  std::vector<std::string> include;      // globs; empty: model files (see check_run.cpp)
+  bool force_exclude = false;            // apply `exclude` to paths given explicitly too
+  std::vector<PerFileIgnore> per_file_ignores;
+  bool report_unused_suppressions = false; // DL900
+  std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
+  std::string unfixable_source;            // where `unfixable` was set, for the note
+};
+
+// Resolves the options for the files of one directory (for example from the nearest config
+// file). check_paths asks once per package directory, before analysis starts.
+class DirectoryOptionsSource {
+public:
+  virtual ~DirectoryOptionsSource() = default;
+  virtual const CheckOptions &options_for(const std::string &directory) = 0;
 };
 
 struct CheckResult {
@@ -29,7 +52,10 @@ struct CheckResult {
   bool had_error = false; // an input could not be read at all
 };
 
-CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options);
+// With `per_directory`, each package is checked with the options it returns for its directory;
+// `options` then only supplies jobs and max_file_bytes. It may throw (a broken config file).
+CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
+                        DirectoryOptionsSource *per_directory = nullptr);
 
 // Reads one file with the checks every input gets (size, binary, UTF-8). Returns null and fills
 // `diagnostic` when the file cannot be analyzed.
@@ -41,5 +67,11 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics = nullptr);
+
+// Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
+// suppression comments (and DL900), and `unfixable`.
+std::vector<Finding> filter_findings(std::vector<Finding> findings,
+                                     const std::vector<const SourceFile *> &reported,
+                                     const CheckOptions &options);
 
 } // namespace devlint

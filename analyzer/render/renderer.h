@@ -1,4 +1,6 @@
-// Renderers print findings; each output format lives in its own file under render/.
+// Renderers print findings; each output format lives in its own file under render/, and
+// renderer.cpp picks one. Every format prints findings in the order given (check_paths sorts them
+// by path, line, column and code), so output is deterministic.
 #pragma once
 
 #include <optional>
@@ -10,13 +12,17 @@
 
 namespace devlint {
 
-enum class OutputFormat { Full, Concise };
+enum class OutputFormat { Full, Concise, Json, JsonLines, Sarif, Github, Gitlab, Junit };
 
 std::optional<OutputFormat> parse_output_format(const std::string &name);
+// "full, concise, json, ..." for help texts and error messages.
+std::string output_format_names();
 
 struct RenderOptions {
   bool color = false;
   bool unsafe_fixes = false; // whether unsafe fixes count as available
+  std::string tool_version;  // "0.1.0", for SARIF
+  std::string source_root;   // absolute directory paths are relative to ("": current)
 };
 
 void render_full(std::ostream &out, const std::vector<Finding> &findings,
@@ -26,11 +32,26 @@ void render_concise(std::ostream &out, const std::vector<Finding> &findings,
 // The closing summary of the text formats ("Found 3 errors.").
 void render_summary(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options);
+void render_json(std::ostream &out, const std::vector<Finding> &findings,
+                 const RenderOptions &options);
+void render_json_lines(std::ostream &out, const std::vector<Finding> &findings,
+                       const RenderOptions &options);
+void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
+                  const RenderOptions &options);
+void render_github(std::ostream &out, const std::vector<Finding> &findings,
+                   const RenderOptions &options);
+void render_gitlab(std::ostream &out, const std::vector<Finding> &findings,
+                   const RenderOptions &options);
+void render_junit(std::ostream &out, const std::vector<Finding> &findings,
+                  const RenderOptions &options);
 
 void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &findings,
             const RenderOptions &options);
 
 // Shared by renderers: whether the finding's fix would be applied by --fix.
 bool fix_available(const Finding &f, const RenderOptions &options);
+
+// Where the rule's documentation lives online (SARIF helpUri, JSON "url").
+std::string rule_doc_url(const std::string &code);
 
 } // namespace devlint

@@ -31,19 +31,6 @@ void header(std::ostream &out, const Finding &f, const RenderOptions &options, c
 
 } // namespace
 
-bool fix_available(const Finding &f, const RenderOptions &options) {
-  return f.fix && (f.fix->applicability == Applicability::Safe ||
-                   (options.unsafe_fixes && f.fix->applicability == Applicability::Unsafe));
-}
-
-std::optional<OutputFormat> parse_output_format(const std::string &name) {
-  if (name == "full")
-    return OutputFormat::Full;
-  if (name == "concise")
-    return OutputFormat::Concise;
-  return std::nullopt;
-}
-
 void render_concise(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options) {
   Palette p(options.color);
@@ -80,8 +67,8 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
           << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
     if (f.fix)
       out << p.blue << pad << " = " << p.reset << p.green << "help" << p.reset << ": "
-          << f.fix->title
-          << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "") << "\n";
+          << f.fix->title << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "")
+          << "\n";
     else if (!f.no_fix_reason.empty())
       out << p.blue << pad << " = " << p.reset << "note: no automatic fix: " << f.no_fix_reason
           << "\n";
@@ -100,20 +87,6 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   out << "Found " << findings.size() << (findings.size() == 1 ? " error.\n" : " errors.\n");
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
-}
-
-void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &findings,
-            const RenderOptions &options) {
-  switch (format) {
-  case OutputFormat::Full:
-    render_full(out, findings, options);
-    render_summary(out, findings, options);
-    break;
-  case OutputFormat::Concise:
-    render_concise(out, findings, options);
-    render_summary(out, findings, options);
-    break;
-  }
 }
 
 } // namespace devlint

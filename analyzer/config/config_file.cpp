@@ -1,0 +1,158 @@
+#include "config/config_file.h"
+
+#include <filesystem>
+#include <toml++/toml.h>
+
+#include "rules/rule.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+ConfigError::ConfigError(std::string file_, uint32_t line_, std::string key_,
+                         const std::string &problem)
+    : std::runtime_error(file_ + (line_ ? ":" + std::to_string(line_) : std::string()) + ": " +
+                         (key_.empty() ? "" : key_ + ": ") + problem),
+      file(std::move(file_)), line(line_), key(std::move(key_)) {}
+
+namespace {
+
+class Reader {
+public:
+  Reader(std::string path, std::string prefix)
+      : path_(std::move(path)), prefix_(std::move(prefix)) {}
+
+  [[noreturn]] void fail(const toml::node &node, const std::string &key,
+                         const std::string &problem) const {
+    throw ConfigError(path_, static_cast<uint32_t>(node.source().begin.line), prefix_ + key,
+                      problem);
+  }
+
+  bool boolean(const toml::node &node, const std::string &key) const {
+    if (auto value = node.value<bool>(); value && node.is_boolean())
+      return *value;
+    fail(node, key, "expected true or false");
+  }
+
+  std::vector<std::string> strings(const toml::node &node, const std::string &key) const {
+    const toml::array *array = node.as_array();
+    if (!array)
+      fail(node, key, "expected a list of strings");
+    std::vector<std::string> out;
+    for (const toml::node &item : *array) {
+      if (!item.is_string())
+        fail(item, key, "expected a list of strings");
+      out.push_back(*item.value<std::string>());
+    }
+    return out;
+  }
+
+  // Rule selectors must name rules: a typo would otherwise silently select nothing.
+  std::vector<std::string> selectors(const toml::node &node, const std::string &key) const {
+    std::vector<std::string> codes = strings(node, key);
+    const toml::array &array = *node.as_array();
+    for (size_t i = 0; i < codes.size(); ++i) {
+      bool known = codes[i] == "ALL" || find_rule(codes[i]);
+      for (const Rule *rule : all_rules())
+        known = known || rule->info().code.rfind(codes[i], 0) == 0;
+      if (!known)
+        fail(*array.get(i), key, "unknown rule selector `" + codes[i] + "`");
+      if (const Rule *rule = find_rule(codes[i]))
+        codes[i] = std::string(rule->info().code); // a rule name selects its code
+    }
+    return codes;
+  }
+
+  ConfigFile read(const toml::table &table, const std::string &path) const {
+    ConfigFile config;
+    config.path = path;
+    config.directory = fs::absolute(path).parent_path().lexically_normal().string();
+    for (auto &&[key_node, node] : table) {
+      std::string key(key_node.str());
+      if (key == "select")
+        config.select = selectors(node, key);
+      else if (key == "ignore")
+        config.ignore = selectors(node, key);
+      else if (key == "extend-select")
+        config.extend_select = selectors(node, key);
+      else if (key == "exclude")
+        config.exclude = strings(node, key);
+      else if (key == "extend-exclude")
+        config.extend_exclude = strings(node, key);
+      else if (key == "include")
+        config.include = strings(node, key);
+      else if (key == "no-split-modules")
+        config.no_split_modules = strings(node, key);
+      else if (key == "skip-keys")
+        config.skip_keys = strings(node, key);
+      else if (key == "unfixable")
+        config.unfixable = selectors(node, key);
+      else if (key == "unsafe-fixes")
+        config.unsafe_fixes = boolean(node, key);
+      else if (key == "report-unused-suppressions")
+        config.report_unused_suppressions = boolean(node, key);
+      else if (key == "per-file-ignores") {
+        const toml::table *entries = node.as_table();
+        if (!entries)
+          fail(node, key, "expected a table of glob = [rule codes]");
+        for (auto &&[glob, codes] : *entries)
+          config.per_file_ignores.push_back(
+              {std::string(glob.str()), selectors(codes, key + "." + std::string(glob.str()))});
+      } else {
+        throw ConfigError(path_, static_cast<uint32_t>(key_node.source().begin.line), prefix_ + key,
+                          "unknown key (see the README's Configuration section)");
+      }
+    }
+    return config;
+  }
+
+private:
+  std::string path_;
+  std::string prefix_; // "tool.devlint." in pyproject.toml
+};
+
+// Errors name the file as the user would type it: relative to the current directory when below it.
+std::string shown_path(const std::string &path) {
+  std::error_code ec;
+  fs::path relative =
+      fs::absolute(path).lexically_normal().lexically_relative(fs::current_path(ec));
+  if (ec || relative.empty() || relative.string().rfind("..", 0) == 0)
+    return path;
+  return relative.string();
+}
+
+} // namespace
+
+std::optional<ConfigFile> load_config_file(const std::string &given_path) {
+  std::string path = shown_path(given_path);
+  toml::table document;
+  try {
+    document = toml::parse_file(given_path);
+  } catch (const toml::parse_error &e) {
+    throw ConfigError(path, static_cast<uint32_t>(e.source().begin.line), "",
+                      "invalid TOML: " + std::string(e.description()));
+  }
+  bool pyproject = fs::path(path).filename() == "pyproject.toml";
+  if (!pyproject)
+    return Reader(path, "").read(document, path);
+  const toml::node *section = document.at_path("tool.devlint").node();
+  if (!section)
+    return std::nullopt;
+  if (!section->is_table())
+    throw ConfigError(path, static_cast<uint32_t>(section->source().begin.line), "tool.devlint",
+                      "expected a table");
+  return Reader(path, "tool.devlint.").read(*section->as_table(), path);
+}
+
+std::optional<ConfigFile> config_in_directory(const std::string &directory) {
+  for (const char *name : {".devlint.toml", "devlint.toml", "pyproject.toml"}) {
+    fs::path candidate = fs::path(directory) / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(candidate, ec))
+      continue;
+    if (auto config = load_config_file(candidate.string()))
+      return config;
+  }
+  return std::nullopt;
+}
+
+} // namespace devlint

@@ -1,0 +1,42 @@
+// One configuration file: `[tool.devlint]` in pyproject.toml, or the top level of devlint.toml /
+// .devlint.toml. Keys follow Ruff's where Ruff has one (select, ignore, per-file-ignores, ...).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/check_run.h"
+
+namespace devlint {
+
+// A configuration problem, located: "pyproject.toml:12: tool.devlint.selct: unknown key".
+class ConfigError : public std::runtime_error {
+public:
+  ConfigError(std::string file, uint32_t line, std::string key, const std::string &problem);
+  std::string file;
+  uint32_t line;
+  std::string key;
+};
+
+// Every key is optional: what a file leaves out comes from the defaults and the command line.
+struct ConfigFile {
+  std::string path;
+  std::string directory; // globs in the file are relative to it
+  std::optional<std::vector<std::string>> select, ignore, extend_select, exclude, include,
+      no_split_modules, skip_keys, unfixable;
+  std::vector<std::string> extend_exclude;
+  std::vector<PerFileIgnore> per_file_ignores;
+  std::optional<bool> unsafe_fixes, report_unused_suppressions;
+};
+
+// Reads a configuration file. Returns nullopt for a pyproject.toml without [tool.devlint].
+// Throws ConfigError for a syntax error, an unknown key or a value of the wrong type.
+std::optional<ConfigFile> load_config_file(const std::string &path);
+
+// The configuration file in `directory` itself, in Ruff's order of precedence: .devlint.toml,
+// devlint.toml, then pyproject.toml if it has [tool.devlint].
+std::optional<ConfigFile> config_in_directory(const std::string &directory);
+
+} // namespace devlint

@@ -1,0 +1,104 @@
+#include "config/config_resolver.h"
+
+#include <filesystem>
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+ConfigResolver::ConfigResolver(CommandLineSettings command_line, ConfigDiscovery discovery,
+                               const std::string &config_path)
+    : command_line_(std::move(command_line)), discovery_(discovery) {
+  if (discovery_ == ConfigDiscovery::ExplicitFile) {
+    std::error_code ec;
+    if (!fs::is_regular_file(config_path, ec))
+      throw ConfigError(config_path, 0, "", "no such configuration file");
+    explicit_config_ = load_config_file(config_path);
+    if (!explicit_config_)
+      throw ConfigError(config_path, 0, "", "has no [tool.devlint] section");
+  }
+}
+
+const ConfigFile *ConfigResolver::nearest_config(const std::string &absolute_directory) {
+  auto cached = nearest_.find(absolute_directory);
+  if (cached != nearest_.end())
+    return cached->second;
+  const ConfigFile *found = nullptr;
+  if (auto own = config_in_directory(absolute_directory)) {
+    auto &slot = loaded_[absolute_directory];
+    slot = std::make_unique<ConfigFile>(std::move(*own));
+    found = slot.get();
+  } else if (fs::path parent = fs::path(absolute_directory).parent_path();
+             parent != fs::path(absolute_directory)) {
+    found = nearest_config(parent.string());
+  }
+  nearest_[absolute_directory] = found;
+  return found;
+}
+
+const CheckOptions &ConfigResolver::options_for(const std::string &directory) {
+  switch (discovery_) {
+  case ConfigDiscovery::Isolated:
+    return options_from(nullptr);
+  case ConfigDiscovery::ExplicitFile:
+    return options_from(&*explicit_config_);
+  case ConfigDiscovery::WalkUp:
+    break;
+  }
+  std::string absolute =
+      fs::absolute(directory.empty() ? "." : directory).lexically_normal().string();
+  if (absolute.size() > 1 && absolute.back() == '/')
+    absolute.pop_back();
+  return options_from(nearest_config(absolute));
+}
+
+const ConfigFile *ConfigResolver::config_for_current_directory() {
+  if (discovery_ == ConfigDiscovery::Isolated)
+    return nullptr;
+  if (discovery_ == ConfigDiscovery::ExplicitFile)
+    return &*explicit_config_;
+  return nearest_config(fs::current_path().lexically_normal().string());
+}
+
+const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
+  auto &slot = options_[config];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<CheckOptions>();
+  CheckOptions &o = *slot;
+  const CommandLineSettings &cli = command_line_;
+  auto append = [](std::vector<std::string> &to, const std::vector<std::string> &from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  if (config) {
+    o.base_directory = config->directory;
+    o.selection.select = config->select.value_or(std::vector<std::string>{});
+    if (config->select && config->extend_select) // with no `select`, every rule is on already
+      append(o.selection.select, *config->extend_select);
+    o.selection.ignore = config->ignore.value_or(std::vector<std::string>{});
+    o.exclude = config->exclude.value_or(std::vector<std::string>{});
+    append(o.exclude, config->extend_exclude);
+    o.include = config->include.value_or(std::vector<std::string>{});
+    o.per_file_ignores = config->per_file_ignores;
+    o.overrides.extra_no_split_modules =
+        config->no_split_modules.value_or(std::vector<std::string>{});
+    o.overrides.extra_skip_keys = config->skip_keys.value_or(std::vector<std::string>{});
+    o.report_unused_suppressions = config->report_unused_suppressions.value_or(false);
+    o.unfixable = config->unfixable.value_or(std::vector<std::string>{});
+    o.unfixable_source = config->path;
+  }
+  // The command line wins: --select replaces, the others add.
+  if (cli.select)
+    o.selection.select = *cli.select;
+  if (!o.selection.select.empty())
+    append(o.selection.select, cli.extend_select);
+  append(o.selection.ignore, cli.ignore);
+  append(o.overrides.extra_no_split_modules, cli.no_split_modules);
+  append(o.overrides.extra_skip_keys, cli.skip_keys);
+  if (cli.report_unused_suppressions)
+    o.report_unused_suppressions = *cli.report_unused_suppressions;
+  o.force_exclude = cli.force_exclude;
+  o.jobs = cli.jobs;
+  return o;
+}
+
+} // namespace devlint

@@ -1,0 +1,57 @@
+// Which settings govern a directory: the nearest configuration file found by walking up from it
+// (or the one given with --config, or none with --isolated), overlaid with the command line, as in
+// Ruff. Results are cached per directory and per configuration file.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config_file.h"
+#include "driver/check_run.h"
+
+namespace devlint {
+
+// The command line's part: applied on top of whichever configuration file is in force.
+struct CommandLineSettings {
+  std::optional<std::vector<std::string>> select; // replaces the file's `select`
+  std::vector<std::string> extend_select, ignore, no_split_modules, skip_keys;
+  std::optional<bool> report_unused_suppressions, unsafe_fixes;
+  bool force_exclude = false;
+  unsigned jobs = 0;
+};
+
+enum class ConfigDiscovery {
+  WalkUp,       // the default: nearest config file above each checked file
+  ExplicitFile, // --config FILE: that file for every path
+  Isolated,     // --isolated: no configuration file at all
+};
+
+class ConfigResolver final : public DirectoryOptionsSource {
+public:
+  // With ExplicitFile, loads `config_path` at once (throws ConfigError).
+  ConfigResolver(CommandLineSettings command_line, ConfigDiscovery discovery,
+                 const std::string &config_path = {});
+
+  // Throws ConfigError when a configuration file on the way is invalid.
+  const CheckOptions &options_for(const std::string &directory) override;
+
+  // The configuration in force for the current directory (for run-wide settings such as
+  // unsafe-fixes), or null.
+  const ConfigFile *config_for_current_directory();
+
+private:
+  const ConfigFile *nearest_config(const std::string &absolute_directory);
+  const CheckOptions &options_from(const ConfigFile *config);
+
+  CommandLineSettings command_line_;
+  ConfigDiscovery discovery_;
+  std::optional<ConfigFile> explicit_config_;
+  std::map<std::string, std::unique_ptr<ConfigFile>> loaded_;           // directory -> its own
+  std::map<std::string, const ConfigFile *> nearest_;                   // directory -> in force
+  std::map<const ConfigFile *, std::unique_ptr<CheckOptions>> options_; // config -> options
+};
+
+} // namespace devlint

@@ -1,0 +1,41 @@
+// Suppression comments: a finding the user has looked at and accepted stays quiet.
+//   Python:  `# noqa`, `# noqa: DL001, DL002`, `# devlint: ignore[DL001]` on a line the finding
+//            spans; `# devlint: noqa: DL001` or `# devlint: ignore-file[DL001]` on a line of its
+//            own silences the whole file (no codes: every rule).
+//   C++:     `// NOLINT(devlint-DL001)`, `// NOLINTNEXTLINE(devlint-cross-device-concat)`, and the
+//            `// devlint: ...` forms above.
+// Codes may be given as rule codes or rule names. A suppression that silences nothing can be
+// reported as DL900 (unused-suppression), with a fix that removes it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "findings/finding.h"
+#include "findings/site_checker.h"
+
+namespace devlint {
+
+struct Suppression {
+  enum class Scope { Line, NextLine, File };
+  Scope scope = Scope::Line;
+  uint32_t line = 0;              // the line it silences (for File: the line it is written on)
+  SourceRange comment;            // the directive's text, for DL900 and its fix
+  std::vector<std::string> codes; // empty: every rule
+  bool shared_with_other_tools = false; // a bare `# noqa` or `NOLINT` also serves other linters
+};
+
+// Every suppression directive in a file; the comment syntax follows the file's extension.
+std::vector<Suppression> parse_suppressions(const SourceFile &file);
+
+struct SuppressionPolicy {
+  RuleSelection selection;    // this file's selection (with its per-file-ignores)
+  bool report_unused = false; // add DL900 findings for suppressions that silence nothing
+};
+
+// Drops the findings of `file` that `policy.selection` disables or that a comment suppresses, and
+// adds DL900 findings for unused suppressions when asked. `findings` all belong to `file`.
+std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,
+                                        const SuppressionPolicy &policy);
+
+} // namespace devlint

@@ -1,0 +1,51 @@
+// `github`: GitHub Actions workflow commands, which the runner turns into annotations on the diff:
+//   ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=DL001 (cross-device-concat)::message
+#include "render/renderer.h"
+
+namespace devlint {
+namespace {
+
+// GitHub's escaping: data escapes %, \r and \n; property values also `:` and `,`.
+std::string escape_data(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string escape_property(const std::string &text) {
+  std::string out;
+  for (char c : escape_data(text)) {
+    if (c == ':')
+      out += "%3A";
+    else if (c == ',')
+      out += "%2C";
+    else
+      out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+void render_github(std::ostream &out, const std::vector<Finding> &findings, const RenderOptions &) {
+  for (const Finding &f : findings) {
+    out << "::error file=" << escape_property(f.file->display_path) << ",line=" << f.range.line
+        << ",col=" << f.range.column << ",endLine=" << f.range.end_line
+        << ",endColumn=" << f.range.end_column
+        << ",title=" << escape_property(f.code + " (" + f.rule_name + ")") << "::"
+        << escape_data(f.file->display_path + ":" + std::to_string(f.range.line) + ":" +
+                       std::to_string(f.range.column) + ": " + f.code + " " + f.message)
+        << "\n";
+  }
+}
+
+} // namespace devlint

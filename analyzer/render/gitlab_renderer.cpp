@@ -1,0 +1,31 @@
+// `gitlab`: a GitLab Code Quality report (a JSON array of issues), shown in merge requests when
+// a job publishes it as `artifacts:reports:codequality`.
+#include "render/render_support.h"
+
+namespace devlint {
+
+void render_gitlab(std::ostream &out, const std::vector<Finding> &findings, const RenderOptions &) {
+  std::vector<std::string> prints = fingerprints(findings);
+  nlohmann::json issues = nlohmann::json::array();
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding &f = findings[i];
+    auto position = [](uint32_t line, uint32_t column) {
+      return nlohmann::json{{"line", line}, {"column", column}};
+    };
+    issues.push_back({{"type", "issue"},
+                      {"check_name", f.code + " (" + f.rule_name + ")"},
+                      {"description", f.code + ": " + f.message},
+                      {"categories", {"Bug Risk"}},
+                      // Code that crashes on a multi-GPU run, but not in every configuration.
+                      {"severity", "major"},
+                      {"fingerprint", prints[i]},
+                      {"location",
+                       {{"path", f.file->display_path},
+                        {"positions",
+                         {{"begin", position(f.range.line, f.range.column)},
+                          {"end", position(f.range.end_line, f.range.end_column)}}}}}});
+  }
+  out << issues.dump(2) << "\n";
+}
+
+} // namespace devlint

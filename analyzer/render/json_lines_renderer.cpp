@@ -1,0 +1,13 @@
+// `json-lines`: one finding object per line, for streaming consumers and `jq -c`.
+#include "render/render_support.h"
+
+namespace devlint {
+
+void render_json_lines(std::ostream &out, const std::vector<Finding> &findings,
+                       const RenderOptions &options) {
+  std::vector<std::string> prints = fingerprints(findings);
+  for (size_t i = 0; i < findings.size(); ++i)
+    out << finding_json(findings[i], prints[i], options).dump() << "\n";
+}
+
+} // namespace devlint

@@ -1,0 +1,15 @@
+// `json`: one array of finding objects (render_support.cpp), as Ruff's `--output-format json`.
+#include "render/render_support.h"
+
+namespace devlint {
+
+void render_json(std::ostream &out, const std::vector<Finding> &findings,
+                 const RenderOptions &options) {
+  std::vector<std::string> prints = fingerprints(findings);
+  nlohmann::json all = nlohmann::json::array();
+  for (size_t i = 0; i < findings.size(); ++i)
+    all.push_back(finding_json(findings[i], prints[i], options));
+  out << all.dump(2) << "\n";
+}
+
+} // namespace devlint

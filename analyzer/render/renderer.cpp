@@ -1,0 +1,76 @@
+// Picks the renderer for an output format.
+#include "render/renderer.h"
+
+namespace devlint {
+namespace {
+
+struct FormatName {
+  const char *name;
+  OutputFormat format;
+};
+
+constexpr FormatName kFormats[] = {
+    {"full", OutputFormat::Full},     {"concise", OutputFormat::Concise},
+    {"json", OutputFormat::Json},     {"json-lines", OutputFormat::JsonLines},
+    {"sarif", OutputFormat::Sarif},   {"github", OutputFormat::Github},
+    {"gitlab", OutputFormat::Gitlab}, {"junit", OutputFormat::Junit},
+};
+
+} // namespace
+
+std::optional<OutputFormat> parse_output_format(const std::string &name) {
+  for (const FormatName &f : kFormats)
+    if (name == f.name)
+      return f.format;
+  return std::nullopt;
+}
+
+std::string output_format_names() {
+  std::string names;
+  for (const FormatName &f : kFormats)
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return names;
+}
+
+bool fix_available(const Finding &f, const RenderOptions &options) {
+  return f.fix && (f.fix->applicability == Applicability::Safe ||
+                   (options.unsafe_fixes && f.fix->applicability == Applicability::Unsafe));
+}
+
+std::string rule_doc_url(const std::string &code) {
+  return std::string(DEVLINT_RULE_DOCS_URL) + "/" + code + ".md";
+}
+
+void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &findings,
+            const RenderOptions &options) {
+  switch (format) {
+  case OutputFormat::Full:
+    render_full(out, findings, options);
+    render_summary(out, findings, options);
+    break;
+  case OutputFormat::Concise:
+    render_concise(out, findings, options);
+    render_summary(out, findings, options);
+    break;
+  case OutputFormat::Json:
+    render_json(out, findings, options);
+    break;
+  case OutputFormat::JsonLines:
+    render_json_lines(out, findings, options);
+    break;
+  case OutputFormat::Sarif:
+    render_sarif(out, findings, options);
+    break;
+  case OutputFormat::Github:
+    render_github(out, findings, options);
+    break;
+  case OutputFormat::Gitlab:
+    render_gitlab(out, findings, options);
+    break;
+  case OutputFormat::Junit:
+    render_junit(out, findings, options);
+    break;
+  }
+}
+
+} // namespace devlint

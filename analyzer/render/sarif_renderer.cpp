@@ -1,0 +1,179 @@
+// `sarif`: SARIF 2.1.0 for code scanning (GitHub's upload-sarif, IDE viewers). Every rule is
+// described with its help text and doc URL; each origin is a related location, each fix a
+// `fixes` entry, and `partialFingerprints` keep a result's identity when lines move.
+// tests/sarif_validate.sh checks this output with the SARIF Multitool.
+#include <filesystem>
+#include <map>
+
+#include "render/render_support.h"
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+using nlohmann::json;
+constexpr const char *kSourceRoot = "SRCROOT";
+
+// RFC 3986: keep unreserved characters and `/`, percent-encode the rest (bytes of UTF-8).
+std::string encode_uri_path(const std::string &path) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+      out += static_cast<char>(c);
+    else
+      out += std::string("%") + digits[c >> 4] + digits[c & 0xF];
+  }
+  return out;
+}
+
+json artifact_location(const std::string &path) {
+  if (!path.empty() && path.front() == '/')
+    return {{"uri", "file://" + encode_uri_path(path)}};
+  return {{"uri", encode_uri_path(std::filesystem::path(path).generic_string())},
+          {"uriBaseId", kSourceRoot}};
+}
+
+// SARIF regions count columns in code points here (run.columnKind); devlint counts bytes.
+json region(const SourceFile *file, const SourceRange &range) {
+  auto column = [&](uint32_t line, uint32_t byte_column) {
+    return file ? code_point_column(*file, line, byte_column) : byte_column;
+  };
+  return {{"startLine", range.line},
+          {"startColumn", column(range.line, range.column)},
+          {"endLine", range.end_line},
+          {"endColumn", column(range.end_line, range.end_column)}};
+}
+
+// SARIF messages are sentences (the validator's SARIF2001).
+json message(std::string text) {
+  if (!text.empty() && text.back() != '.')
+    text += '.';
+  return {{"text", text}};
+}
+
+// PascalCase rule names, as SARIF asks of `reportingDescriptor.name`.
+std::string pascal_case(std::string_view name) {
+  std::string out;
+  bool upper = true;
+  for (char c : name) {
+    if (c == '-' || c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+json rule_descriptor(const RuleInfo &info) {
+  std::string doc(info.doc);
+  return {{"id", info.code},
+          {"name", pascal_case(info.name)},
+          {"shortDescription", message(std::string(info.summary))},
+          {"fullDescription", message(std::string(info.summary))},
+          {"help", {{"text", doc}, {"markdown", doc}}},
+          {"helpUri", rule_doc_url(std::string(info.code))},
+          {"defaultConfiguration", {{"level", "error"}}},
+          {"properties", {{"tags", {"multi-gpu", "device-placement"}}}}};
+}
+
+json sarif_fix(const Finding &f) {
+  json replacements = json::array();
+  for (const TextEdit &e : f.fix->edits) {
+    LineColumn begin = position_at(*f.file, e.begin), end = position_at(*f.file, e.end);
+    SourceRange r;
+    r.line = begin.line;
+    r.column = begin.column;
+    r.end_line = end.line;
+    r.end_column = end.column;
+    replacements.push_back(
+        {{"deletedRegion", region(f.file, r)}, {"insertedContent", {{"text", e.replacement}}}});
+  }
+  return {{"description", message(f.fix->title)},
+          {"artifactChanges",
+           {{{"artifactLocation", artifact_location(f.file->display_path)},
+             {"replacements", replacements}}}}};
+}
+
+} // namespace
+
+void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
+                  const RenderOptions &options) {
+  json rules = json::array();
+  std::map<std::string, size_t> rule_index;
+  for (const Rule *rule : all_rules()) {
+    rule_index[std::string(rule->info().code)] = rules.size();
+    rules.push_back(rule_descriptor(rule->info()));
+  }
+
+  // Artifacts: every file with a result, in order of first appearance (findings are sorted).
+  json artifacts = json::array();
+  std::map<std::string, size_t> artifact_index;
+  auto artifact = [&](const std::string &path) {
+    auto [it, inserted] = artifact_index.emplace(path, artifacts.size());
+    if (inserted)
+      artifacts.push_back({{"location", artifact_location(path)}, {"sourceLanguage", "python"}});
+    json location = artifact_location(path);
+    location["index"] = it->second;
+    return location;
+  };
+
+  std::vector<std::string> prints = fingerprints(findings);
+  json results = json::array();
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding &f = findings[i];
+    std::string text = f.message;
+    json result = {
+        {"ruleId", f.code},
+        {"level", "error"},
+        {"message", message(text)},
+        {"locations",
+         {{{"physicalLocation",
+            {{"artifactLocation", artifact(f.file->display_path)},
+             {"region", region(f.file, f.range)}}}}}},
+        {"partialFingerprints", {{"devlintSite/v1", prints[i]}}},
+    };
+    if (auto it = rule_index.find(f.code); it != rule_index.end())
+      result["ruleIndex"] = it->second;
+    if (!f.origins.empty()) {
+      json related = json::array();
+      for (size_t k = 0; k < f.origins.size(); ++k) {
+        const RelatedLocation &r = f.origins[k];
+        const SourceFile *file = r.path == f.file->display_path ? f.file : nullptr;
+        related.push_back(
+            {{"id", k + 1},
+             {"physicalLocation",
+              {{"artifactLocation", artifact(r.path)}, {"region", region(file, r.range)}}},
+             {"message", message(r.message)}});
+      }
+      result["relatedLocations"] = related;
+    }
+    if (f.fix)
+      result["fixes"] = {sarif_fix(f)};
+    results.push_back(std::move(result));
+  }
+
+  std::string root =
+      options.source_root.empty() ? std::filesystem::current_path().string() : options.source_root;
+  if (root.empty() || root.back() != '/')
+    root += '/';
+  json driver = {{"name", "devlint"},
+                 {"fullName", "devlint " + options.tool_version},
+                 {"version", options.tool_version},
+                 {"semanticVersion", options.tool_version},
+                 {"informationUri", DEVLINT_HOMEPAGE_URL},
+                 {"rules", rules}};
+  json run = {{"tool", {{"driver", driver}}},
+              {"originalUriBaseIds", {{kSourceRoot, {{"uri", "file://" + encode_uri_path(root)}}}}},
+              {"artifacts", artifacts},
+              {"results", results},
+              {"columnKind", "unicodeCodePoints"}};
+  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", {run}}};
+  out << log.dump(2) << "\n";
+}
+
+} // namespace devlint
