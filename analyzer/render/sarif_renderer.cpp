@@ -2,6 +2,7 @@
 // described with its help text and doc URL; each origin is a related location, each fix a
 // `fixes` entry, and `partialFingerprints` keep a result's identity when lines move.
 // tests/sarif_validate.sh checks this output with the SARIF Multitool.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -34,15 +35,29 @@ json artifact_location(const std::string &path) {
           {"uriBaseId", kSourceRoot}};
 }
 
-// SARIF regions count columns in code points here (run.columnKind); devlint counts bytes.
+// SARIF regions count columns in code points here (run.columnKind); devlint counts bytes. With
+// the file at hand, the region carries its source text so viewers can show it without a checkout.
 json region(const SourceFile *file, const SourceRange &range) {
   auto column = [&](uint32_t line, uint32_t byte_column) {
     return file ? code_point_column(*file, line, byte_column) : byte_column;
   };
-  return {{"startLine", range.line},
-          {"startColumn", column(range.line, range.column)},
-          {"endLine", range.end_line},
-          {"endColumn", column(range.end_line, range.end_column)}};
+  json r = {{"startLine", range.line},
+            {"startColumn", column(range.line, range.column)},
+            {"endLine", range.end_line},
+            {"endColumn", column(range.end_line, range.end_column)}};
+  if (file && range.end > range.begin)
+    r["snippet"] = {{"text", std::string(file->slice(range))}};
+  return r;
+}
+
+// The lines around a result (one before, one after), as SARIF's contextRegion.
+json context_region(const SourceFile &file, const SourceRange &range) {
+  uint32_t first = range.line > 1 ? range.line - 1 : range.line;
+  uint32_t last = std::min(file.line_count(), std::max(range.line, range.end_line) + 1);
+  std::string text;
+  for (uint32_t line = first; line <= last; ++line)
+    text += std::string(file.line_text(line)) + "\n";
+  return {{"startLine", first}, {"endLine", last}, {"snippet", {{"text", text}}}};
 }
 
 // SARIF messages are sentences (the validator's SARIF2001).
@@ -132,7 +147,8 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
         {"locations",
          {{{"physicalLocation",
             {{"artifactLocation", artifact(f.file->display_path)},
-             {"region", region(f.file, f.range)}}}}}},
+             {"region", region(f.file, f.range)},
+             {"contextRegion", context_region(*f.file, f.range)}}}}}},
         {"partialFingerprints", {{"devlintSite/v1", prints[i]}}},
     };
     if (auto it = rule_index.find(f.code); it != rule_index.end())
