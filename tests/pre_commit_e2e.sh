@@ -29,13 +29,13 @@ export PATH="$tmp/bin:$PATH"
 # The hook repository: this checkout's hook definitions and wrapper, as committed files (pre-commit
 # clones the repository at `rev`, so uncommitted edits would be invisible otherwise).
 hooks="$tmp/devlint-checkout"
-mkdir -p "$hooks/tools"
+mkdir -p "$hooks/analyzer/cli"
 cp "$source_dir/.pre-commit-hooks.yaml" "$hooks/"
-cp -p "$source_dir/tools/devlint-pre-commit" "$hooks/tools/"
-[ -x "$hooks/tools/devlint-pre-commit" ] || fail "tools/devlint-pre-commit is not executable"
-if git -C "$source_dir" ls-files --error-unmatch tools/devlint-pre-commit >/dev/null 2>&1; then
-  git -C "$source_dir" ls-files -s tools/devlint-pre-commit | grep -q '^100755' ||
-    fail "tools/devlint-pre-commit is committed without the executable bit"
+cp -p "$source_dir/analyzer/cli/devlint-pre-commit" "$hooks/analyzer/cli/"
+[ -x "$hooks/analyzer/cli/devlint-pre-commit" ] || fail "analyzer/cli/devlint-pre-commit is not executable"
+if git -C "$source_dir" ls-files --error-unmatch analyzer/cli/devlint-pre-commit >/dev/null 2>&1; then
+  git -C "$source_dir" ls-files -s analyzer/cli/devlint-pre-commit | grep -q '^100755' ||
+    fail "analyzer/cli/devlint-pre-commit is committed without the executable bit"
 fi
 (cd "$hooks" && git init -q && git add -A && git commit -qm hooks) || fail "cannot create the hook repo"
 rev=$(git -C "$hooks" rev-parse HEAD)
