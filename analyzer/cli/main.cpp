@@ -7,6 +7,7 @@
 
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
+#include "fixes/fix_files.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 
@@ -33,6 +34,71 @@ std::vector<std::string> split_codes(const std::vector<std::string> &values) {
     }
   }
   return out;
+}
+
+void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics) {
+  for (const devlint::Diagnostic &d : diagnostics) {
+    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": " << d.path;
+    if (d.line)
+      std::cerr << ":" << d.line << ":" << d.column;
+    std::cerr << ": " << d.message << "\n";
+  }
+}
+
+// --fix / --fix-only / --diff, with Ruff's exit codes: 1 when findings remain (--fix), when a
+// diff is non-empty (--diff), or when anything was fixed (--exit-non-zero-on-fix).
+int finish_fix_run(devlint::FixOutcome &outcome, bool diff, bool fix_only, bool show_fixes,
+                   bool exit_non_zero_on_fix, bool exit_zero, devlint::OutputFormat format,
+                   devlint::RenderOptions render_options) {
+  print_diagnostics(outcome.remaining.diagnostics);
+  if (!outcome.converged)
+    std::cerr << "warning: fixes did not settle after the pass limit; some were not applied\n";
+  if (diff) {
+    for (const devlint::FixedFile &file : outcome.files)
+      std::cout << devlint::unified_diff(file);
+    std::cerr << "Would fix " << outcome.fixes_applied
+              << (outcome.fixes_applied == 1 ? " error.\n" : " errors.\n");
+    if (outcome.remaining.had_error)
+      return kExitError;
+    return outcome.files.empty() || exit_zero ? kExitClean : kExitFindings;
+  }
+  bool write_failed = false;
+  for (const devlint::FixedFile &file : outcome.files) {
+    std::string error = devlint::write_fixed_file(file);
+    if (!error.empty()) {
+      std::cerr << "error: " << error << "\n";
+      write_failed = true;
+    }
+  }
+  if (show_fixes && !outcome.files.empty()) {
+    std::cout << "Fixed " << outcome.fixes_applied
+              << (outcome.fixes_applied == 1 ? " error:\n" : " errors:\n");
+    for (const devlint::FixedFile &file : outcome.files) {
+      std::cout << "- " << file.display_path << ":\n";
+      for (const auto &[code, count] : file.fixed_codes) {
+        const devlint::Rule *rule = devlint::find_rule(code);
+        std::cout << "    " << count << " x " << code << " ("
+                  << (rule ? std::string(rule->info().name) : code) << ")\n";
+      }
+    }
+  }
+  if (fix_only) {
+    std::cout << "Fixed " << outcome.fixes_applied
+              << (outcome.fixes_applied == 1 ? " error.\n" : " errors.\n");
+  } else {
+    devlint::render(format, std::cout, outcome.remaining.findings, render_options);
+    if (outcome.fixes_applied)
+      std::cerr << "Fixed " << outcome.fixes_applied
+                << (outcome.fixes_applied == 1 ? " error" : " errors") << ", "
+                << outcome.remaining.findings.size() << " remaining.\n";
+  }
+  if (write_failed || outcome.remaining.had_error)
+    return kExitError;
+  if (exit_non_zero_on_fix && outcome.fixes_applied > 0)
+    return kExitFindings;
+  if (!fix_only && !outcome.remaining.findings.empty() && !exit_zero)
+    return kExitFindings;
+  return kExitClean;
 }
 
 int print_rule(const std::string &code, bool all) {
@@ -80,14 +146,35 @@ int main(int argc, char **argv) {
   check->add_flag("--report-unused-suppressions", report_unused,
                   "Report suppression comments that silence nothing (DL900)");
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
-  check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)");
-  check->add_option("--extend-select", extend_select, "Rule codes to enable in addition");
-  check->add_option("--ignore", ignore, "Rule codes or prefixes to disable");
-  check->add_option("--no-split-module", no_split,
-                    "Treat this class as listed in _no_split_modules (repeatable)");
-  check->add_option("--skip-key", skip_keys,
-                    "Treat this argument as a skip key, like past_key_values (repeatable)");
+  check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check->add_option("--extend-select", extend_select, "Rule codes to enable in addition")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check->add_option("--ignore", ignore, "Rule codes or prefixes to disable")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check
+      ->add_option("--no-split-module", no_split,
+                   "Treat this class as listed in _no_split_modules (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check
+      ->add_option("--skip-key", skip_keys,
+                   "Treat this argument as a skip key, like past_key_values (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   check->add_option("-j,--jobs", jobs, "Worker threads (default: one per core)");
+  bool fix = false, unsafe_fixes = false, diff = false, fix_only = false, show_fixes = false,
+       exit_non_zero_on_fix = false;
+  check->add_flag("--fix", fix, "Apply safe fixes in place");
+  check->add_flag("--unsafe-fixes", unsafe_fixes, "Also apply (and count) unsafe fixes");
+  check->add_flag("--diff", diff, "Print the fixes as a unified diff; write nothing");
+  check->add_flag("--fix-only", fix_only, "Apply fixes and report nothing else");
+  check->add_flag("--show-fixes", show_fixes, "List the fixes that were applied");
+  check->add_flag("--exit-non-zero-on-fix", exit_non_zero_on_fix,
+                  "Exit with 1 when a fix was applied, even if nothing remains");
   check->add_option("--color", color, "Colorize output: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
@@ -152,9 +239,18 @@ int main(int argc, char **argv) {
                                      config_path);
     devlint::CheckOptions run_options;
     run_options.jobs = jobs;
-    result = devlint::check_paths(paths, run_options, &resolver);
     if (const devlint::ConfigFile *config = resolver.config_for_current_directory())
       render_options.unsafe_fixes = config->unsafe_fixes.value_or(false);
+    render_options.unsafe_fixes |= unsafe_fixes;
+    if (fix || fix_only || diff) {
+      devlint::FixSettings settings;
+      settings.unsafe_fixes = render_options.unsafe_fixes;
+      devlint::FixOutcome outcome =
+          devlint::fix_until_stable(paths, run_options, &resolver, settings);
+      return finish_fix_run(outcome, diff, fix_only, show_fixes, exit_non_zero_on_fix, exit_zero,
+                            *parsed_format, render_options);
+    }
+    result = devlint::check_paths(paths, run_options, &resolver);
   } catch (const devlint::ConfigError &e) {
     std::cerr << "devlint: error: " << e.what() << "\n";
     return kExitError;

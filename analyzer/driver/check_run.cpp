@@ -73,6 +73,17 @@ struct PackageJob {
 
 } // namespace
 
+namespace {
+std::unique_ptr<SourceFile> source_from_text(const std::string &path, const std::string &text) {
+  auto file = std::make_unique<SourceFile>();
+  file->path = path;
+  file->display_path = display_path(path);
+  file->text = text;
+  file->index_lines();
+  return file;
+}
+} // namespace
+
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
                                              Diagnostic &diagnostic) {
   diagnostic.path = path;
@@ -177,7 +188,7 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
 }
 
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
-                        DirectoryOptionsSource *per_directory) {
+                        DirectoryOptionsSource *per_directory, const SourceTexts *texts) {
   CheckResult result;
   auto options_for = [&](const fs::path &directory) -> const CheckOptions & {
     return per_directory ? per_directory->options_for(directory.string()) : options;
@@ -263,7 +274,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       std::vector<const SourceFile *> sources, reported;
       for (const std::string &path : jobs[i]->paths) {
         Diagnostic d;
-        auto file = read_source_file(path, package_options.max_file_bytes, d);
+        auto replaced = texts ? texts->find(path) : SourceTexts::const_iterator();
+        auto file = texts && replaced != texts->end()
+                        ? source_from_text(path, replaced->second)
+                        : read_source_file(path, package_options.max_file_bytes, d);
         if (!file) {
           out.error |= d.severity == Severity::Error;
           out.diagnostics.push_back(d);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "findings/finding.h"
@@ -54,8 +55,13 @@ struct CheckResult {
 
 // With `per_directory`, each package is checked with the options it returns for its directory;
 // `options` then only supplies jobs and max_file_bytes. It may throw (a broken config file).
+// Texts that stand in for files on disk, by the path check_paths uses (the fix loop analyzes
+// fixed text before anything is written).
+using SourceTexts = std::unordered_map<std::string, std::string>;
+
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
-                        DirectoryOptionsSource *per_directory = nullptr);
+                        DirectoryOptionsSource *per_directory = nullptr,
+                        const SourceTexts *texts = nullptr);
 
 // Reads one file with the checks every input gets (size, binary, UTF-8). Returns null and fills
 // `diagnostic` when the file cannot be analyzed.

@@ -9,6 +9,7 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
   struct Candidate {
     uint32_t begin, end;
     const Fix *fix;
+    const Finding *finding;
   };
   std::vector<Candidate> candidates;
   for (const Finding *f : findings) {
@@ -21,7 +22,7 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
     }
     if (end > text.size())
       continue;
-    candidates.push_back({begin, end, &*f->fix});
+    candidates.push_back({begin, end, &*f->fix, f});
   }
   // Deterministic: by position, then by the edit text.
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -43,6 +44,7 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
     last_end = std::max(last_end, c.end);
     any = true;
     ++out.applied;
+    out.applied_findings.push_back(c.finding);
   }
   std::stable_sort(edits.begin(), edits.end(),
                    [](const TextEdit &a, const TextEdit &b) { return a.begin < b.begin; });

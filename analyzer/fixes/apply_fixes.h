@@ -14,6 +14,7 @@ struct AppliedFixes {
   std::string text;
   size_t applied = 0; // findings whose fix was applied
   size_t skipped = 0; // fixes left for a later pass (overlap)
+  std::vector<const Finding *> applied_findings;
 };
 
 // Applies the fixes of `findings` (all for the same file text) that `allowed` accepts.

@@ -3,12 +3,6 @@
 namespace devlint {
 namespace {
 
-// Tensor methods that keep the device: a chain of them still names the same device.
-bool keeps_device(std::string_view method) {
-  return method != "to" && method != "cuda" && method != "cpu" && method != "type" &&
-         method != "type_as" && method != "numpy" && method != "tolist" && method != "item";
-}
-
 bool is_plain_chain(const Expr *e) {
   if (!e)
     return false;
@@ -17,6 +11,30 @@ bool is_plain_chain(const Expr *e) {
   if (e->kind == ExprKind::Attribute)
     return is_plain_chain(e->operands[0]);
   return false;
+}
+
+// Tensor methods that keep the device: a chain of them still names the same device.
+bool keeps_device(std::string_view method) {
+  static const char *const methods[] = {
+      "view",      "reshape", "contiguous",  "float",     "half",      "bfloat16",
+      "double",    "long",    "int",         "bool",      "transpose", "permute",
+      "unsqueeze", "squeeze", "flatten",     "expand",    "expand_as", "clone",
+      "detach",    "t",       "repeat",      "narrow",    "select",    "chunk",
+      "split",     "view_as", "reshape_as",  "mean",      "sum",       "softmax",
+      "exp",       "abs",     "masked_fill", "unflatten", "movedim",   "repeat_interleave"};
+  for (const char *m : methods)
+    if (method == m)
+      return true;
+  return false;
+}
+
+// `torch.ones(..., device=x.device)`: the keyword names the device.
+std::string device_keyword_anchor(const SourceFile &file, const Expr *call) {
+  const Keyword *device = call->keyword("device");
+  if (device && device->value->kind == ExprKind::Attribute && device->value->text == "device" &&
+      is_plain_chain(device->value->operands[0]))
+    return std::string(file.slice(device->value->operands[0]->range));
+  return {};
 }
 
 } // namespace
@@ -28,6 +46,11 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
     if (anchor->kind == ExprKind::Subscript) {
       anchor = anchor->operands[0];
       continue;
+    }
+    if (anchor->kind == ExprKind::Call) {
+      std::string from_keyword = device_keyword_anchor(file, anchor);
+      if (!from_keyword.empty())
+        return from_keyword;
     }
     if (anchor->kind == ExprKind::Call && anchor->operands[0]->kind == ExprKind::Attribute &&
         keeps_device(anchor->operands[0]->text)) {
