@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "fixes/apply_fixes.h"
+#include "fixes/device_move_fix.h"
+#include "frontend/python/python_frontend.h"
 #include "test_support.h"
 
 namespace devlint {
@@ -72,6 +74,16 @@ class Tower(nn.Module):
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_FALSE(findings[0].fix.has_value());
   EXPECT_FALSE(findings[0].no_fix_reason.empty());
+}
+
+TEST(DeviceFix, TupleElementAnchorKeepsTheIndex) {
+  auto file = testing::source("y = torch.cat([past_key_value[0], key], dim=2)\nz = x[..., 1:]\n");
+  auto syntax = lower_python(*file);
+  const Expr *cat = syntax->body[0]->value;
+  const Expr *first = cat->operands[1]->operands[0];
+  EXPECT_EQ(device_anchor_text(*file, first), "past_key_value[0]");
+  const Expr *sliced = syntax->body[1]->value;
+  EXPECT_EQ(device_anchor_text(*file, sliced), "x");
 }
 
 } // namespace

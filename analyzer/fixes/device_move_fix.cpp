@@ -44,6 +44,20 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
     if (is_plain_chain(anchor))
       return std::string(file.slice(anchor->range));
     if (anchor->kind == ExprKind::Subscript) {
+      // `past_key_value[0]` may index a tuple: keep the element (`past_key_value[0].device`).
+      // Slicing (`x[..., :-1]`, `x[i, :k]`) only happens on tensors: the base names the device.
+      bool slicing = anchor->operands.size() > 2;
+      for (size_t i = 1; i < anchor->operands.size(); ++i)
+        slicing |= anchor->operands[i]->kind == ExprKind::Slice ||
+                   anchor->operands[i]->kind == ExprKind::Other;
+      if (!slicing) {
+        const Expr *index = anchor->operands.size() == 2 ? anchor->operands[1] : nullptr;
+        bool simple_index = index && (index->kind == ExprKind::Number ||
+                                      index->kind == ExprKind::Name || is_plain_chain(index));
+        if (simple_index && is_plain_chain(anchor->operands[0]))
+          return std::string(file.slice(anchor->range));
+        return {};
+      }
       anchor = anchor->operands[0];
       continue;
     }

@@ -1052,7 +1052,9 @@ private:
     if (!e || (e->kind != ExprKind::Name && e->kind != ExprKind::Attribute))
       return false;
     std::string_view name = e->text;
-    return name.size() >= 7 && name.substr(name.size() - 7) == "outputs";
+    // Caches are tuples too: `present_key_value + cross_attn_present_key_value`.
+    return (name.size() >= 7 && name.substr(name.size() - 7) == "outputs") ||
+           name.find("key_value") != std::string_view::npos || name.substr(0, 7) == "present";
   }
 
   void emit_statement_site(Site &site) {
