@@ -2,39 +2,27 @@
 # Bad input gets a clear message and a defined exit code, never a crash.
 set -u
 devlint="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-expect() { # expect CODE DESCRIPTION -- command...
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $what (exit $got)"
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 expect_stderr() {
   if ! grep -q -- "$1" "$tmp/err"; then echo "FAIL: stderr lacks '$1'"; cat "$tmp/err"; fail=1; fi
 }
 
-expect 2 "missing path" -- "$devlint" check "$tmp/nope.py"
+run 2 "missing path" -- "$devlint" check "$tmp/nope.py"
 expect_stderr "no such file"
 printf 'class A(nn.Module):\n    def forward(self, x):\n        return x +\n' > "$tmp/broken.py"
-expect 0 "syntax error" -- "$devlint" check "$tmp/broken.py"
+run 0 "syntax error" -- "$devlint" check "$tmp/broken.py"
 expect_stderr "syntax error"
 printf '\x00\x01\x02binary' > "$tmp/blob.py"
-expect 0 "binary file" -- "$devlint" check "$tmp/blob.py"
+run 0 "binary file" -- "$devlint" check "$tmp/blob.py"
 expect_stderr "binary"
 printf 'x = "\xff\xfe"\n' > "$tmp/latin1.py"
-expect 0 "non-UTF-8 file" -- "$devlint" check "$tmp/latin1.py"
+run 0 "non-UTF-8 file" -- "$devlint" check "$tmp/latin1.py"
 expect_stderr "UTF-8"
 : > "$tmp/empty.py"
-expect 0 "empty file" -- "$devlint" check "$tmp/empty.py"
+run 0 "empty file" -- "$devlint" check "$tmp/empty.py"
 python3 -c "print('x = ' + '(' * 100000 + '1' + ')' * 100000)" > "$tmp/deep.py" 2>/dev/null ||
   { printf 'x = '; for i in $(seq 20000); do printf '('; done; printf 1; for i in $(seq 20000); do printf ')'; done; echo; } > "$tmp/deep.py"
-expect 0 "deeply nested file" -- "$devlint" check "$tmp/deep.py"
+run 0 "deeply nested file" -- "$devlint" check "$tmp/deep.py"
 # 25 nested loops over a ModuleList and a chain of helpers calling three others each: the
 # analysis must stay bounded (an exponential blow-up would never finish).
 {
@@ -50,17 +38,17 @@ expect 0 "deeply nested file" -- "$devlint" check "$tmp/deep.py"
     printf '        return self.helper%d(x) + self.helper%d(x) + self.helper%d(x)\n' $((k + 1)) $((k + 2)) $((k + 3))
   done
 } > "$tmp/nested_loops.py"
-expect 1 "deeply nested loops and helper chains" -- "$devlint" check "$tmp/nested_loops.py"
+run 1 "deeply nested loops and helper chains" -- "$devlint" check "$tmp/nested_loops.py"
 mkdir -p "$tmp/many"
 for i in $(seq 3000); do printf 'import torch\nx = torch.zeros(%d)\n' "$i" > "$tmp/many/f$i.py"; done
-expect 0 "directory with 3000 files" -- "$devlint" check "$tmp/many"
+run 0 "directory with 3000 files" -- "$devlint" check "$tmp/many"
 if [ "$(id -u)" != 0 ]; then
   printf 'x = 1\n' > "$tmp/secret.py"; chmod 000 "$tmp/secret.py"
-  expect 2 "unreadable file" -- "$devlint" check "$tmp/secret.py"
+  run 2 "unreadable file" -- "$devlint" check "$tmp/secret.py"
 fi
-expect 2 "unknown output format" -- "$devlint" check --output-format nope "$tmp/empty.py"
-expect 2 "unknown rule selector" -- "$devlint" check --select XYZ1 "$tmp/empty.py"
-expect 2 "unknown rule doc" -- "$devlint" rule DL999
-expect 0 "rule doc" -- "$devlint" rule DL001
+run 2 "unknown output format" -- "$devlint" check --output-format nope "$tmp/empty.py"
+run 2 "unknown rule selector" -- "$devlint" check --select XYZ1 "$tmp/empty.py"
+run 2 "unknown rule doc" -- "$devlint" rule DL999
+run 0 "rule doc" -- "$devlint" rule DL001
 grep -q "cross-device-concat" "$tmp/out" || { echo "FAIL: rule doc"; fail=1; }
 exit $fail

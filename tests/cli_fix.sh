@@ -4,22 +4,10 @@
 set -u
 devlint="$1"
 fixtures="$2"
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "$0")/cli_lib.sh"
 check() { # check DESCRIPTION CONDITION...
   local what=$1; shift
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
-run() { # run WANTED_EXIT DESCRIPTION -- command...
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $what (exit $got)"
-  fi
 }
 
 mkdir -p "$tmp/diff" "$tmp/fix"

@@ -3,19 +3,7 @@
 # output formats, configuration discovery (--config, --isolated, errors), suppressions, colors.
 set -u
 devlint="$(realpath "$1")" source_dir="$(realpath "$2")"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-run() { # run WANT_EXIT DESCRIPTION -- command...
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $what"
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 has() { # has FILE TEXT
   grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 lacks '$2'"; cat "$tmp/$1"; fail=1; }
 }

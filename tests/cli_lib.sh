@@ -1,0 +1,15 @@
+# Shared by the command-line test scripts: a scratch directory and an exit-code assertion.
+# The sourcing script sets `set -u`; results accumulate in $fail.
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail=0
+run() { # run WANT_EXIT DESCRIPTION -- command...   (stdout/stderr land in $tmp/out, $tmp/err)
+  local want=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fail=1
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
