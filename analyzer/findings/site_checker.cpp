@@ -261,11 +261,7 @@ void SiteChecker::on_site(const Site &site) {
   f.range = site.expr->range;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op = site.operation;
-  if (op.size() <= 3 && site.kind != SiteKind::Loss)
-    op = "`" + op + "`";
-  else
-    op = "`" + op + "`";
+  std::string op = "`" + site.operation + "`";
   f.message = op + " combines `" + shorten(file.slice(moved_expr->range)) + "` (" +
               describe(*m.moved_origin, site) + ") with `" +
               shorten(file.slice(anchor_expr->range)) + "` (" + describe(*m.anchor_origin, site) +
