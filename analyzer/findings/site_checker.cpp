@@ -233,15 +233,15 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
   finding.fix = std::move(fix);
 }
 
-void SiteChecker::on_site(const Site &site) {
+int SiteChecker::on_site(const Site &site) {
   if (!site.file || !reported_files_.count(site.file->source))
-    return;
+    return -1;
   auto key = std::make_tuple(site.file->source, site.expr->range.begin, site.expr->range.end);
-  if (seen_.count(key))
-    return;
+  if (auto it = seen_.find(key); it != seen_.end())
+    return it->second;
   Mismatch m;
   if (!find_mismatch(site, m))
-    return;
+    return -1;
   const Rule *rule = nullptr;
   for (const Rule *r : all_rules())
     if (r->claims(site, m)) {
@@ -249,10 +249,11 @@ void SiteChecker::on_site(const Site &site) {
       break;
     }
   if (!rule)
-    return;
-  seen_.insert(key);
+    return -1;
+  int anchor = static_cast<int>(m.anchor);
+  seen_.emplace(key, anchor);
   if (!selection_.enabled(rule->info().code))
-    return;
+    return anchor;
   const SourceFile &file = *site.file->source;
   Finding f;
   f.code = std::string(rule->info().code);
@@ -291,13 +292,14 @@ void SiteChecker::on_site(const Site &site) {
           "`" + shorten(file.slice(anchor_expr->range)) + "`: " + describe(*m.anchor_origin, site));
   attach_fix(f, *rule, site, m);
   findings_.push_back(std::move(f));
+  return anchor;
 }
 
 void SiteChecker::on_hardcoded_device(const HardcodedDevice &event) {
   if (!event.file || !reported_files_.count(event.file->source))
     return;
   auto key = std::make_tuple(event.file->source, event.expr->range.begin, event.expr->range.end);
-  if (!seen_.insert(key).second)
+  if (!seen_.emplace(key, -1).second)
     return;
   const Rule *rule = nullptr;
   for (const Rule *r : all_rules())

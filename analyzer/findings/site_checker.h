@@ -3,6 +3,7 @@
 // the fix.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -27,7 +28,7 @@ public:
   SiteChecker(const PlacementModel &placement, const RuleSelection &selection,
               const std::unordered_set<const SourceFile *> &reported_files);
 
-  void on_site(const Site &site) override;
+  int on_site(const Site &site) override;
   void on_hardcoded_device(const HardcodedDevice &event) override;
 
   std::vector<Finding> take_findings();
@@ -36,7 +37,7 @@ private:
   const PlacementModel &placement_;
   const RuleSelection &selection_;
   const std::unordered_set<const SourceFile *> &reported_files_;
-  std::set<std::tuple<const SourceFile *, uint32_t, uint32_t>> seen_;
+  std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, int> seen_; // site -> anchor
   std::vector<Finding> findings_;
 
   bool find_mismatch(const Site &site, Mismatch &out) const;

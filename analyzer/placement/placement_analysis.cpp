@@ -277,6 +277,7 @@ private:
   static constexpr int kMaxDoublePassNesting = 3;
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
+  std::deque<OriginSet> anchored_; // anchors of reported sites, pointed to by emit()'s result
 
   std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
 
@@ -1019,6 +1020,7 @@ private:
     bool r_tensor = r.kind == Value::Kind::Tensor && r.has_origins();
     if (l.kind == Value::Kind::Str || r.kind == Value::Kind::Str)
       return Value::neutral();
+    const OriginSet *reported = nullptr;
     if (l_tensor && r_tensor && whole) {
       Site site;
       site.kind = op == "@" ? SiteKind::Matmul : SiteKind::Arithmetic;
@@ -1026,7 +1028,7 @@ private:
       site.operation = op;
       site.operands.push_back({left_expr, l.origins});
       site.operands.push_back({right_expr, r.origins});
-      emit(site);
+      reported = emit(site);
     } else if (l_tensor && r_tensor && !whole) {
       // augmented assignment: the statement is the site
       Site site;
@@ -1035,7 +1037,7 @@ private:
       site.operation = op + "=";
       site.operands.push_back({left_expr, l.origins, false, false, true});
       site.operands.push_back({right_expr, r.origins});
-      emit_statement_site(site);
+      reported = emit_statement_site(site);
     }
     if (!l_tensor)
       return r_tensor ? r : Value::neutral();
@@ -1043,7 +1045,7 @@ private:
       return l;
     Value out = l;
     add_origins(out.origins, r.origins);
-    return out;
+    return anchored_result(reported, out);
   }
 
   static bool names_outputs(const Expr *e) {
@@ -1057,7 +1059,7 @@ private:
            name.find("key_value") != std::string_view::npos || name.substr(0, 7) == "present";
   }
 
-  void emit_statement_site(Site &site) {
+  const OriginSet *emit_statement_site(Site &site) {
     site.expr =
         frame_->statement && frame_->statement->kind == StmtKind::AugAssign ? nullptr : site.expr;
     if (!site.expr) {
@@ -1068,17 +1070,32 @@ private:
       x.range = frame_->statement->range;
       site.expr = &x;
     }
-    emit(site);
+    return emit(site);
   }
 
-  void emit(Site &site) {
+  // Reports a site; returns the anchor's origins when it was reported, else null.
+  const OriginSet *emit(Site &site) {
     if (frame_->script && site.kind != SiteKind::ModelCall)
-      return; // script code is checked for literal placements only
+      return nullptr; // script code is checked for literal placements only
     site.unit = frame_->unit;
     site.function = call_stack_.empty() ? nullptr : call_stack_.back();
     site.file = frame_->file;
     site.statement = frame_->statement;
-    sink_.on_site(site);
+    int anchor = sink_.on_site(site);
+    if (anchor < 0)
+      return nullptr;
+    anchored_.push_back(site.operands[static_cast<size_t>(anchor)].origins);
+    return &anchored_.back();
+  }
+
+  // A reported site's result sits with its anchor (as it will once fixed).
+  static Value anchored_result(const OriginSet *anchor, Value fallback) {
+    if (!anchor || anchor->empty())
+      return fallback;
+    Value out;
+    out.kind = Value::Kind::Tensor;
+    out.origins = *anchor;
+    return out;
   }
 
   void hardcoded(const Expr *e, std::string device) {
@@ -1222,14 +1239,13 @@ private:
            name_ == "src" || name_ == "input" || name_ == "weight" || name_ == "bias"))
         site.operands.push_back({call->keywords[k].value, v.origins});
     }
-    if (site.operands.size() > 1)
-      emit(site);
+    const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     if (receiver && receiver->kind == Value::Kind::Tensor)
       return *receiver;
     Value out;
     out.origins = tensor_union(args);
     out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
-    return out;
+    return anchored_result(reported, out);
   }
 
   // torch.* / F.* / nn.functional.*
@@ -1262,13 +1278,12 @@ private:
         for (const Origin *o : all)
           site.operands.push_back({list, OriginSet{o}});
       }
-      if (site.operands.size() > 1)
-        emit(site);
+      const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
       Value out;
       if (list_value)
         out.origins = origins_of(*list_value);
       out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
-      return out;
+      return anchored_result(reported, out);
     }
     if (is_tensor_constructor(leaf) || ends_with(leaf, "_like")) {
       if (const Value *device = args.keyword("device")) {

@@ -50,7 +50,9 @@ struct HardcodedDevice {
 class SiteSink {
 public:
   virtual ~SiteSink() = default;
-  virtual void on_site(const Site &site) = 0;
+  // Returns the index of the anchor operand when the site is reported (its result then counts
+  // as sitting with the anchor, as it will once fixed: no cascade of findings), else -1.
+  virtual int on_site(const Site &site) = 0;
   virtual void on_hardcoded_device(const HardcodedDevice &event) = 0;
 };
 
