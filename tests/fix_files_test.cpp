@@ -1,9 +1,11 @@
-// Auto-patch mode: the file writer's safety rules and the unified diff.
+// Writing fixed files: atomic replacement, permissions, refusal when the file changed on disk or
+// is read-only, symlinks. Every test works in its own temporary directory.
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fixes/fix_files.h"
 
@@ -14,91 +16,134 @@ namespace {
 
 class FixFilesTest : public ::testing::Test {
 protected:
-  fs::path dir;
   void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("devlint-fix-files-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir);
+    std::string pattern = (fs::temp_directory_path() / "devlint-fix-files-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
   }
   void TearDown() override {
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
-    fs::remove_all(dir);
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
   }
-  static void write(const fs::path &p, const std::string &text) {
-    std::ofstream(p, std::ios::binary) << text;
+  std::string path(const std::string &name) const { return (dir_ / name).string(); }
+  static void put(const std::string &file, const std::string &text) {
+    std::ofstream(file, std::ios::binary) << text;
   }
-  static std::string read(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
+  static std::string get(const std::string &file) {
+    std::ifstream in(file, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
   }
-  static FixedFile fixed(const fs::path &p, std::string original, std::string result) {
-    FixedFile f;
-    f.path = p.string();
-    f.display_path = p.filename().string();
-    f.original = std::move(original);
-    f.fixed = std::move(result);
-    return f;
+  // Everything in the directory except `keep`: leftovers of a temporary file would show here.
+  std::vector<std::string> others(const std::vector<std::string> &keep) const {
+    std::vector<std::string> out;
+    for (const auto &entry : fs::directory_iterator(dir_)) {
+      std::string name = entry.path().filename().string();
+      if (std::find(keep.begin(), keep.end(), name) == keep.end())
+        out.push_back(name);
+    }
+    return out;
   }
+  fs::path dir_;
 };
 
-TEST_F(FixFilesTest, WritesAndKeepsMode) {
-  fs::path p = dir / "m.py";
-  write(p, "a + b\r\n");
-  ::chmod(p.c_str(), 0640);
-  EXPECT_EQ(write_fixed_file(fixed(p, "a + b\r\n", "a + b.to(a.device)\r\n")), "");
-  EXPECT_EQ(read(p), "a + b.to(a.device)\r\n");
-  struct stat info {};
-  ::stat(p.c_str(), &info);
-  EXPECT_EQ(info.st_mode & 07777, 0640u);
+TEST_F(FixFilesTest, ReplacesTheFileAndKeepsItsMode) {
+  std::string file = path("model.py");
+  put(file, "a = b\n");
+  ASSERT_EQ(chmod(file.c_str(), 0640), 0);
+  struct stat before {};
+  ASSERT_EQ(stat(file.c_str(), &before), 0);
+
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n");
+
+  EXPECT_EQ(result.status, WriteStatus::Written) << result.message;
+  EXPECT_EQ(get(file), "a = b.to(x.device)\n");
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mode & 07777, 0640u);
+  // Replaced by rename, not rewritten in place: readers never see a half-written file.
+  EXPECT_NE(after.st_ino, before.st_ino);
+  EXPECT_TRUE(others({"model.py"}).empty()) << "temporary file left behind";
 }
 
-TEST_F(FixFilesTest, RefusesFileChangedOnDisk) {
-  fs::path p = dir / "m.py";
-  write(p, "edited meanwhile\n");
-  std::string error = write_fixed_file(fixed(p, "a + b\n", "a + b.to(a.device)\n"));
-  EXPECT_NE(error.find("changed on disk"), std::string::npos) << error;
-  EXPECT_EQ(read(p), "edited meanwhile\n");
+TEST_F(FixFilesTest, KeepsBytesExactlyCrlfAndNoTrailingNewline) {
+  std::string file = path("crlf.py");
+  std::string original = "x = a\r\ny = b";
+  std::string fixed = "x = a\r\ny = b.to(a.device)";
+  put(file, original);
+  EXPECT_EQ(write_fixed_file(file, original, fixed).status, WriteStatus::Written);
+  EXPECT_EQ(get(file), fixed);
 }
 
-TEST_F(FixFilesTest, RefusesReadOnlyFile) {
-  fs::path p = dir / "m.py";
-  write(p, "a + b\n");
-  ::chmod(p.c_str(), 0444);
-  std::string error = write_fixed_file(fixed(p, "a + b\n", "a + b.to(a.device)\n"));
-  EXPECT_NE(error.find("read-only"), std::string::npos) << error;
-  EXPECT_EQ(read(p), "a + b\n");
+TEST_F(FixFilesTest, RefusesAFileChangedOnDisk) {
+  std::string file = path("model.py");
+  put(file, "a = b  # edited meanwhile\n");
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n");
+  EXPECT_EQ(result.status, WriteStatus::ChangedOnDisk);
+  EXPECT_NE(result.message.find("changed on disk"), std::string::npos) << result.message;
+  EXPECT_EQ(get(file), "a = b  # edited meanwhile\n");
+  EXPECT_TRUE(others({"model.py"}).empty());
 }
 
-TEST_F(FixFilesTest, FollowsSymlinkAndLeavesNoTemporaryFile) {
-  fs::path target = dir / "real.py";
-  fs::path link = dir / "link.py";
-  write(target, "a + b\n");
-  fs::create_symlink(target, link);
-  EXPECT_EQ(write_fixed_file(fixed(link, "a + b\n", "a + b.to(a.device)\n")), "");
+TEST_F(FixFilesTest, AFileAlreadyHoldingTheFixIsLeftAlone) {
+  std::string file = path("model.py");
+  put(file, "a = b.to(x.device)\n");
+  struct stat before {};
+  ASSERT_EQ(stat(file.c_str(), &before), 0);
+  EXPECT_EQ(write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n").status,
+            WriteStatus::AlreadyFixed);
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+}
+
+TEST_F(FixFilesTest, RefusesAReadOnlyFile) {
+  std::string file = path("model.py");
+  put(file, "a = b\n");
+  ASSERT_EQ(chmod(file.c_str(), 0444), 0);
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n");
+  EXPECT_EQ(result.status, WriteStatus::ReadOnly);
+  EXPECT_NE(result.message.find("read-only"), std::string::npos) << result.message;
+  EXPECT_EQ(get(file), "a = b\n");
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mode & 07777, 0444u);
+  EXPECT_TRUE(others({"model.py"}).empty());
+}
+
+TEST_F(FixFilesTest, FollowsASymlinkAndKeepsTheLink) {
+  std::string target = path("real.py");
+  std::string link = path("link.py");
+  put(target, "a = b\n");
+  fs::create_symlink("real.py", link);
+  WriteResult result = write_fixed_file(link, "a = b\n", "a = b.to(x.device)\n");
+  EXPECT_EQ(result.status, WriteStatus::Written);
+  EXPECT_NE(result.message.find("symlink"), std::string::npos) << result.message;
   EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_EQ(read(target), "a + b.to(a.device)\n");
-  int entries = 0;
-  for (const auto &e : fs::directory_iterator(dir)) {
-    (void)e;
-    ++entries;
-  }
-  EXPECT_EQ(entries, 2);
+  EXPECT_EQ(fs::read_symlink(link), "real.py");
+  EXPECT_EQ(get(target), "a = b.to(x.device)\n");
+  EXPECT_EQ(fs::canonical(result.written_path), fs::canonical(target));
 }
 
-TEST(UnifiedDiff, HunksWithContextAndMissingFinalNewline) {
-  FixedFile f;
-  f.display_path = "pkg/m.py";
-  f.original = "1\n2\n3\n4\n5\n6\n7\n8\n9\nx + y";
-  f.fixed = "1\n2\n3\n4\n5\n6\n7\n8\n9\nx + y.to(x.device)";
-  std::string diff = unified_diff(f);
-  EXPECT_EQ(diff, "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -7,4 +7,4 @@\n 7\n 8\n 9\n-x + y\n"
-                  "\\ No newline at end of file\n+x + y.to(x.device)\n"
-                  "\\ No newline at end of file\n");
-  f.fixed = f.original;
-  EXPECT_EQ(unified_diff(f), "");
+TEST_F(FixFilesTest, UnwritableDirectoryFailsWithoutTouchingTheFile) {
+  if (geteuid() == 0)
+    GTEST_SKIP() << "root may create files in any directory";
+  std::string file = path("model.py");
+  put(file, "a = b\n");
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n");
+  fs::permissions(dir_, fs::perms::owner_all);
+  EXPECT_EQ(result.status, WriteStatus::Failed);
+  EXPECT_NE(result.message.find("temporary file"), std::string::npos) << result.message;
+  EXPECT_EQ(get(file), "a = b\n");
+}
+
+TEST_F(FixFilesTest, MissingFileFails) {
+  WriteResult result = write_fixed_file(path("gone.py"), "a\n", "b\n");
+  EXPECT_EQ(result.status, WriteStatus::Failed);
+  EXPECT_FALSE(fs::exists(path("gone.py")));
 }
 
 } // namespace

@@ -88,3 +88,95 @@ TEST(DeviceFix, TupleElementAnchorKeepsTheIndex) {
 
 } // namespace
 } // namespace devlint
+
+namespace devlint {
+namespace {
+
+std::string fix_all(const std::string &text) {
+  auto findings = testing::check_text(text);
+  std::vector<const Finding *> pointers;
+  for (const Finding &f : findings)
+    pointers.push_back(&f);
+  return apply_fixes(text, pointers, [](const Finding &) { return true; }).text;
+}
+
+const char *kHeadPrefix = R"(
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+)";
+
+TEST(DeviceFix, AnOperandMovedToTheCpuGetsOneMoveNotTwo) {
+  std::string text = std::string(kHeadPrefix) + R"(
+    def forward(self, x):
+        h = self.proj(x)
+        return torch.cat([h, x.cpu()], dim=0)
+)";
+  std::string fixed = fix_all(text);
+  EXPECT_NE(fixed.find("torch.cat([h, x.to(h.device)], dim=0)"), std::string::npos) << fixed;
+}
+
+TEST(DeviceFix, FreshTensorMadeEarlierIsCreatedOnTheAnchorsDeviceOnce) {
+  // One constructor flows into two sites: both findings carry the same edit, applied once.
+  std::string text = std::string(kHeadPrefix) + R"(
+    def forward(self, x):
+        h = self.proj(x)
+        idx = torch.arange(4)
+        return h + idx, h * idx
+)";
+  auto findings = testing::check_text(text);
+  ASSERT_EQ(findings.size(), 2u);
+  std::string fixed = fix_all(text);
+  EXPECT_NE(fixed.find("idx = torch.arange(4, device=h.device)\n"), std::string::npos) << fixed;
+  EXPECT_NE(fixed.find("return h + idx, h * idx"), std::string::npos) << fixed;
+}
+
+TEST(DeviceFix, ConstructorAnchorIsItsDeviceArgument) {
+  std::string text = std::string(kHeadPrefix) + R"(
+    def forward(self, x):
+        return torch.cat([torch.ones(2, device=x.device), torch.zeros(2)])
+)";
+  std::string fixed = fix_all(text);
+  EXPECT_NE(fixed.find("torch.zeros(2, device=x.device)"), std::string::npos) << fixed;
+}
+
+TEST(DeviceFix, ArgumentNamesTheDeviceOnlyWhereItHoldsTheArgument) {
+  // `scores` is reassigned after the constructor: the argument is still what it names there.
+  std::string before = std::string(kHeadPrefix) + R"(
+    def forward(self, scores):
+        position = torch.arange(4)
+        scores = scores.float()
+        total = scores + position
+        return total
+)";
+  EXPECT_NE(fix_all(before).find("position = torch.arange(4, device=scores.device)"),
+            std::string::npos)
+      << fix_all(before);
+  // Reassigned before and after the constructor: no name holds the anchor's device there, so
+  // the value is moved at the site instead.
+  std::string reassigned = std::string(kHeadPrefix) + R"(
+    def forward(self, scores):
+        scores = scores.float()
+        position = torch.arange(4)
+        total = scores + position
+        scores = total
+        return scores
+)";
+  std::string fixed = fix_all(reassigned);
+  EXPECT_NE(fixed.find("position = torch.arange(4)\n"), std::string::npos) << fixed;
+  EXPECT_NE(fixed.find("total = scores + position.to(scores.device)"), std::string::npos) << fixed;
+}
+
+TEST(ApplyFixes, IdenticalFixesOfTwoFindingsApplyOnce) {
+  std::string text = "f(torch.zeros(2))";
+  Finding one = with_fix({{15, 15, ", device=x.device"}});
+  Finding two = with_fix({{15, 15, ", device=x.device"}});
+  auto result = apply_fixes(text, {&one, &two}, [](const Finding &) { return true; });
+  EXPECT_EQ(result.text, "f(torch.zeros(2, device=x.device))");
+  EXPECT_EQ(result.applied, 2u);
+  EXPECT_EQ(result.applied_findings.size(), 2u);
+}
+
+} // namespace
+} // namespace devlint

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "cli/fix_mode.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
-#include "fixes/fix_files.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 
@@ -43,62 +43,6 @@ void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics) {
       std::cerr << ":" << d.line << ":" << d.column;
     std::cerr << ": " << d.message << "\n";
   }
-}
-
-// --fix / --fix-only / --diff, with Ruff's exit codes: 1 when findings remain (--fix), when a
-// diff is non-empty (--diff), or when anything was fixed (--exit-non-zero-on-fix).
-int finish_fix_run(devlint::FixOutcome &outcome, bool diff, bool fix_only, bool show_fixes,
-                   bool exit_non_zero_on_fix, bool exit_zero, devlint::OutputFormat format,
-                   devlint::RenderOptions render_options) {
-  print_diagnostics(outcome.remaining.diagnostics);
-  if (!outcome.converged)
-    std::cerr << "warning: fixes did not settle after the pass limit; some were not applied\n";
-  if (diff) {
-    for (const devlint::FixedFile &file : outcome.files)
-      std::cout << devlint::unified_diff(file);
-    std::cerr << "Would fix " << outcome.fixes_applied
-              << (outcome.fixes_applied == 1 ? " error.\n" : " errors.\n");
-    if (outcome.remaining.had_error)
-      return kExitError;
-    return outcome.files.empty() || exit_zero ? kExitClean : kExitFindings;
-  }
-  bool write_failed = false;
-  for (const devlint::FixedFile &file : outcome.files) {
-    std::string error = devlint::write_fixed_file(file);
-    if (!error.empty()) {
-      std::cerr << "error: " << error << "\n";
-      write_failed = true;
-    }
-  }
-  if (show_fixes && !outcome.files.empty()) {
-    std::cout << "Fixed " << outcome.fixes_applied
-              << (outcome.fixes_applied == 1 ? " error:\n" : " errors:\n");
-    for (const devlint::FixedFile &file : outcome.files) {
-      std::cout << "- " << file.display_path << ":\n";
-      for (const auto &[code, count] : file.fixed_codes) {
-        const devlint::Rule *rule = devlint::find_rule(code);
-        std::cout << "    " << count << " x " << code << " ("
-                  << (rule ? std::string(rule->info().name) : code) << ")\n";
-      }
-    }
-  }
-  if (fix_only) {
-    std::cout << "Fixed " << outcome.fixes_applied
-              << (outcome.fixes_applied == 1 ? " error.\n" : " errors.\n");
-  } else {
-    devlint::render(format, std::cout, outcome.remaining.findings, render_options);
-    if (outcome.fixes_applied)
-      std::cerr << "Fixed " << outcome.fixes_applied
-                << (outcome.fixes_applied == 1 ? " error" : " errors") << ", "
-                << outcome.remaining.findings.size() << " remaining.\n";
-  }
-  if (write_failed || outcome.remaining.had_error)
-    return kExitError;
-  if (exit_non_zero_on_fix && outcome.fixes_applied > 0)
-    return kExitFindings;
-  if (!fix_only && !outcome.remaining.findings.empty() && !exit_zero)
-    return kExitFindings;
-  return kExitClean;
 }
 
 int print_rule(const std::string &code, bool all) {
@@ -166,15 +110,8 @@ int main(int argc, char **argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   check->add_option("-j,--jobs", jobs, "Worker threads (default: one per core)");
-  bool fix = false, unsafe_fixes = false, diff = false, fix_only = false, show_fixes = false,
-       exit_non_zero_on_fix = false;
-  check->add_flag("--fix", fix, "Apply safe fixes in place");
-  check->add_flag("--unsafe-fixes", unsafe_fixes, "Also apply (and count) unsafe fixes");
-  check->add_flag("--diff", diff, "Print the fixes as a unified diff; write nothing");
-  check->add_flag("--fix-only", fix_only, "Apply fixes and report nothing else");
-  check->add_flag("--show-fixes", show_fixes, "List the fixes that were applied");
-  check->add_flag("--exit-non-zero-on-fix", exit_non_zero_on_fix,
-                  "Exit with 1 when a fix was applied, even if nothing remains");
+  devlint::FixFlags fix_flags;
+  devlint::add_fix_flags(*check, fix_flags);
   check->add_option("--color", color, "Colorize output: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
@@ -231,6 +168,7 @@ int main(int argc, char **argv) {
 
   devlint::CheckResult result;
   devlint::RenderOptions render_options;
+  devlint::FixModeOutcome fix_outcome;
   try {
     devlint::ConfigResolver resolver(cli,
                                      isolated              ? devlint::ConfigDiscovery::Isolated
@@ -241,16 +179,15 @@ int main(int argc, char **argv) {
     run_options.jobs = jobs;
     if (const devlint::ConfigFile *config = resolver.config_for_current_directory())
       render_options.unsafe_fixes = config->unsafe_fixes.value_or(false);
-    render_options.unsafe_fixes |= unsafe_fixes;
-    if (fix || fix_only || diff) {
-      devlint::FixSettings settings;
-      settings.unsafe_fixes = render_options.unsafe_fixes;
-      devlint::FixOutcome outcome =
-          devlint::fix_until_stable(paths, run_options, &resolver, settings);
-      return finish_fix_run(outcome, diff, fix_only, show_fixes, exit_non_zero_on_fix, exit_zero,
-                            *parsed_format, render_options);
+    render_options.unsafe_fixes = fix_flags.unsafe(render_options.unsafe_fixes);
+    if (fix_flags.active()) {
+      fix_outcome = devlint::run_fix_mode(paths, run_options, &resolver, fix_flags,
+                                          render_options.unsafe_fixes);
+      result = std::move(fix_outcome.result);
+      render_options.fixed = fix_outcome.fixed;
+    } else {
+      result = devlint::check_paths(paths, run_options, &resolver);
     }
-    result = devlint::check_paths(paths, run_options, &resolver);
   } catch (const devlint::ConfigError &e) {
     std::cerr << "devlint: error: " << e.what() << "\n";
     return kExitError;
@@ -259,12 +196,9 @@ int main(int argc, char **argv) {
   bool tty = output_file.empty() && isatty(STDOUT_FILENO) != 0;
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
-  for (const devlint::Diagnostic &d : result.diagnostics) {
-    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": " << d.path;
-    if (d.line)
-      std::cerr << ":" << d.line << ":" << d.column;
-    std::cerr << ": " << d.message << "\n";
-  }
+  print_diagnostics(result.diagnostics);
+  if (fix_flags.active() && !fix_flags.reports_findings())
+    return devlint::fix_mode_exit_code(fix_outcome, result, fix_flags, exit_zero);
   std::ofstream file_out;
   if (!output_file.empty()) {
     file_out.open(output_file, std::ios::binary);
@@ -280,6 +214,8 @@ int main(int argc, char **argv) {
     std::cerr << "devlint: error: writing the findings failed\n";
     return kExitError;
   }
+  if (fix_flags.active())
+    return devlint::fix_mode_exit_code(fix_outcome, result, fix_flags, exit_zero);
   if (result.had_error)
     return kExitError;
   if (!result.findings.empty() && !exit_zero)

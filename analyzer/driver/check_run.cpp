@@ -190,6 +190,11 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory, const SourceTexts *texts) {
   CheckResult result;
+  auto load = [texts](const std::string &path, uint64_t max_bytes, Diagnostic &diagnostic) {
+    auto replaced = texts ? texts->find(path) : SourceTexts::const_iterator();
+    return texts && replaced != texts->end() ? source_from_text(path, replaced->second)
+                                             : read_source_file(path, max_bytes, diagnostic);
+  };
   auto options_for = [&](const fs::path &directory) -> const CheckOptions & {
     return per_directory ? per_directory->options_for(directory.string()) : options;
   };
@@ -274,10 +279,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       std::vector<const SourceFile *> sources, reported;
       for (const std::string &path : jobs[i]->paths) {
         Diagnostic d;
-        auto replaced = texts ? texts->find(path) : SourceTexts::const_iterator();
-        auto file = texts && replaced != texts->end()
-                        ? source_from_text(path, replaced->second)
-                        : read_source_file(path, package_options.max_file_bytes, d);
+        auto file = load(path, package_options.max_file_bytes, d);
         if (!file) {
           out.error |= d.severity == Severity::Error;
           out.diagnostics.push_back(d);
@@ -311,7 +313,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             continue;
           have.insert(s);
           Diagnostic d;
-          if (auto file = read_source_file(s, package_options.max_file_bytes, d)) {
+          if (auto file = load(s, package_options.max_file_bytes, d)) {
             sources.push_back(file.get());
             out.files.push_back(std::move(file));
           }

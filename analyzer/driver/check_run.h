@@ -56,7 +56,7 @@ struct CheckResult {
 // With `per_directory`, each package is checked with the options it returns for its directory;
 // `options` then only supplies jobs and max_file_bytes. It may throw (a broken config file).
 // Texts that stand in for files on disk, by the path check_paths uses (the fix loop analyzes
-// fixed text before anything is written).
+// fixed text before anything is written). Files named here are not read from disk.
 using SourceTexts = std::unordered_map<std::string, std::string>;
 
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -43,6 +44,8 @@ private:
   bool find_mismatch(const Site &site, Mismatch &out) const;
   std::string describe(const Origin &origin, const Site &site) const;
   void attach_fix(Finding &finding, const Rule &rule, const Site &site, const Mismatch &m) const;
+  std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch &m, size_t moved,
+                                                 const std::string &anchor) const;
 };
 
 } // namespace devlint

@@ -27,13 +27,26 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
   // Deterministic: by position, then by the edit text.
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate &a, const Candidate &b) {
-                     return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+                     if (std::tie(a.begin, a.end) != std::tie(b.begin, b.end))
+                       return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+                     return a.fix->edits.front().replacement < b.fix->edits.front().replacement;
                    });
   AppliedFixes out;
   std::vector<TextEdit> edits;
   uint32_t last_end = 0;
   bool any = false;
+  const Fix *previous = nullptr;
   for (const Candidate &c : candidates) {
+    // Two findings may share one fix (one fresh tensor flowing into two sites): apply it once.
+    if (previous && std::equal(c.fix->edits.begin(), c.fix->edits.end(), previous->edits.begin(),
+                               previous->edits.end(), [](const TextEdit &a, const TextEdit &b) {
+                                 return a.begin == b.begin && a.end == b.end &&
+                                        a.replacement == b.replacement;
+                               })) {
+      ++out.applied;
+      out.applied_findings.push_back(c.finding);
+      continue;
+    }
     // Touching or overlapping fixes go to the next pass: their edits may interact.
     if (any && c.begin <= last_end && !(c.begin == last_end && c.begin == c.end)) {
       ++out.skipped;
@@ -43,6 +56,7 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
       edits.push_back(e);
     last_end = std::max(last_end, c.end);
     any = true;
+    previous = c.fix;
     ++out.applied;
     out.applied_findings.push_back(c.finding);
   }

@@ -12,9 +12,9 @@ namespace devlint {
 
 struct AppliedFixes {
   std::string text;
-  size_t applied = 0; // findings whose fix was applied
-  size_t skipped = 0; // fixes left for a later pass (overlap)
-  std::vector<const Finding *> applied_findings;
+  size_t applied = 0;                            // findings whose fix was applied
+  size_t skipped = 0;                            // fixes left for a later pass (overlap)
+  std::vector<const Finding *> applied_findings; // in text order, for `--show-fixes`
 };
 
 // Applies the fixes of `findings` (all for the same file text) that `allowed` accepts.

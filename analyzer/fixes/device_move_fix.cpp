@@ -28,6 +28,96 @@ bool keeps_device(std::string_view method) {
   return false;
 }
 
+// `torch.ones(...)`, `F.pad(...)`: a call of a module's function, not a tensor method chain.
+bool is_module_function(const Expr *callee) {
+  const Expr *root = callee;
+  while (root && root->kind == ExprKind::Attribute)
+    root = root->operands[0];
+  return root && root != callee && root->kind == ExprKind::Name &&
+         (root->text == "torch" || root->text == "F" || root->text == "nn" ||
+          root->text == "functional" || root->text == "np" || root->text == "numpy" ||
+          root->text == "math");
+}
+
+// Arguments of `.to(...)` that name a device: a string, `x.device`, `torch.device(...)`.
+bool names_device(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::String || (e->kind == ExprKind::Attribute && e->text == "device"))
+    return true;
+  return e->kind == ExprKind::Call && dotted_name(e->operands[0]) == "torch.device";
+}
+
+// Arguments of `.to(...)` that name a dtype: `torch.float16`, `x.dtype`.
+bool names_dtype(const Expr *e) {
+  if (!e || e->kind != ExprKind::Attribute)
+    return false;
+  return e->text == "dtype" || dotted_name(e).rfind("torch.", 0) == 0;
+}
+
+void collect_targets(const Expr *target, std::string_view name, bool &found) {
+  if (!target)
+    return;
+  if (target->kind == ExprKind::Name && target->text == name)
+    found = true;
+  if (target->kind == ExprKind::Tuple || target->kind == ExprKind::Starred)
+    for (const Expr *element : target->operands)
+      collect_targets(element, name, found);
+}
+
+struct Assignment {
+  SourceRange range;
+  std::vector<SourceRange> loops; // loops around the assignment
+};
+
+void collect_assignments(const std::vector<Stmt *> &body, std::string_view name,
+                         std::vector<SourceRange> &loops, std::vector<Assignment> &out) {
+  for (const Stmt *stmt : body) {
+    if (!stmt)
+      continue;
+    bool assigns = false;
+    if (stmt->kind == StmtKind::Assign || stmt->kind == StmtKind::AugAssign ||
+        stmt->kind == StmtKind::For || stmt->kind == StmtKind::With)
+      for (const Expr *target : stmt->targets)
+        collect_targets(target, name, assigns);
+    if (stmt->kind == StmtKind::FunctionDef || stmt->kind == StmtKind::ClassDef) {
+      // A nested definition binds its own name in this scope; its body has its own scope.
+      std::string_view defined = stmt->function    ? stmt->function->name
+                                 : stmt->class_def ? stmt->class_def->name
+                                                   : std::string_view{};
+      if (defined == name)
+        out.push_back({stmt->range, loops});
+      continue;
+    }
+    if (assigns)
+      out.push_back({stmt->range, loops});
+    bool loop = stmt->kind == StmtKind::For || stmt->kind == StmtKind::While;
+    if (loop)
+      loops.push_back(stmt->range);
+    collect_assignments(stmt->body, name, loops, out);
+    if (loop)
+      loops.pop_back();
+    collect_assignments(stmt->orelse, name, loops, out);
+    for (const auto &handler : stmt->handlers)
+      collect_assignments(handler, name, loops, out);
+    collect_assignments(stmt->finalbody, name, loops, out);
+  }
+}
+
+std::vector<Assignment> assignments(const FunctionDef &function, std::string_view name) {
+  std::vector<SourceRange> loops;
+  std::vector<Assignment> out;
+  collect_assignments(function.body, name, loops, out);
+  return out;
+}
+
+bool is_parameter(const FunctionDef &function, std::string_view name) {
+  for (const Parameter &p : function.parameters)
+    if (p.name == name && !p.variadic)
+      return true;
+  return false;
+}
+
 // `torch.ones(..., device=x.device)`: the keyword names the device.
 std::string device_keyword_anchor(const SourceFile &file, const Expr *call) {
   const Keyword *device = call->keyword("device");
@@ -37,7 +127,71 @@ std::string device_keyword_anchor(const SourceFile &file, const Expr *call) {
   return {};
 }
 
+const Expr *find_in_expr(const Expr *e, const SourceRange &range) {
+  if (!e || e->range.begin > range.begin || e->range.end < range.end)
+    return nullptr;
+  if (e->range.begin == range.begin && e->range.end == range.end && e->kind == ExprKind::Call)
+    return e;
+  for (const Expr *operand : e->operands)
+    if (const Expr *found = find_in_expr(operand, range))
+      return found;
+  for (const Keyword &k : e->keywords)
+    if (const Expr *found = find_in_expr(k.value, range))
+      return found;
+  if (e->range.begin == range.begin && e->range.end == range.end)
+    return e;
+  return nullptr;
+}
+
+const Expr *find_in_body(const std::vector<Stmt *> &body, const SourceRange &range) {
+  for (const Stmt *stmt : body) {
+    if (!stmt || stmt->range.begin > range.begin || stmt->range.end < range.end ||
+        stmt->kind == StmtKind::FunctionDef || stmt->kind == StmtKind::ClassDef)
+      continue;
+    for (const std::vector<Expr *> *list : {&stmt->targets, &stmt->items})
+      for (const Expr *e : *list)
+        if (const Expr *found = find_in_expr(e, range))
+          return found;
+    if (const Expr *found = find_in_expr(stmt->value, range))
+      return found;
+    for (const std::vector<Stmt *> *nested : {&stmt->body, &stmt->orelse, &stmt->finalbody})
+      if (const Expr *found = find_in_body(*nested, range))
+        return found;
+    for (const auto &handler : stmt->handlers)
+      if (const Expr *found = find_in_body(handler, range))
+        return found;
+  }
+  return nullptr;
+}
+
 } // namespace
+
+const Expr *find_expr(const FunctionDef &function, const SourceRange &range) {
+  return find_in_body(function.body, range);
+}
+
+bool final_binding_at(const FunctionDef &function, std::string_view name, uint32_t position) {
+  std::vector<Assignment> found = assignments(function, name);
+  if (found.empty() && !is_parameter(function, name))
+    return false;
+  for (const Assignment &a : found)
+    if (a.range.end > position)
+      return false;
+  return true;
+}
+
+bool parameter_binding_at(const FunctionDef &function, std::string_view name, uint32_t position) {
+  if (!is_parameter(function, name))
+    return false;
+  for (const Assignment &a : assignments(function, name)) {
+    if (a.range.begin < position)
+      return false;
+    for (const SourceRange &loop : a.loops)
+      if (loop.begin <= position && position < loop.end)
+        return false;
+  }
+  return true;
+}
 
 std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
   for (int depth = 0; anchor && depth < 32; ++depth) {
@@ -65,6 +219,9 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
       std::string from_keyword = device_keyword_anchor(file, anchor);
       if (!from_keyword.empty())
         return from_keyword;
+      // `torch.softmax(x)` is a module's function, not a method of a tensor named `torch`.
+      if (is_module_function(anchor->operands[0]))
+        return {};
     }
     if (anchor->kind == ExprKind::Call && anchor->operands[0]->kind == ExprKind::Attribute &&
         keeps_device(anchor->operands[0]->text)) {
@@ -84,6 +241,28 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
 
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor) {
+  const std::string target = anchor + ".device";
+  if (operand->kind == ExprKind::Call && operand->operands[0]->kind == ExprKind::Attribute &&
+      !is_module_function(operand->operands[0])) {
+    const Expr *method = operand->operands[0];
+    const Expr *receiver = method->operands[0];
+    std::string_view name = method->text;
+    // `x.cuda()`, `x.cpu()`, `x.cuda(1)` -> `x.to(a.device)`.
+    if ((name == "cuda" || name == "cpu") && operand->keywords.empty())
+      return TextEdit{receiver->range.end, operand->range.end, ".to(" + target + ")"};
+    if (name == "to" && operand->operands.size() >= 2) {
+      const Expr *first = operand->operands[1];
+      // `x.to("cuda:0")`, `x.to(y.device, dtype)` -> the device argument becomes a.device.
+      if (names_device(first))
+        return TextEdit{first->range.begin, first->range.end, target};
+      // `x.to(torch.float16)` -> `x.to(a.device, torch.float16)`.
+      if (names_dtype(first) && !operand->keyword("device"))
+        return TextEdit{first->range.begin, first->range.begin, target + ", "};
+    }
+    if (name == "to")
+      if (const Keyword *device = operand->keyword("device"))
+        return TextEdit{device->value->range.begin, device->value->range.end, target};
+  }
   std::string text(file.slice(operand->range));
   bool atomic = operand->kind == ExprKind::Name || operand->kind == ExprKind::Attribute ||
                 operand->kind == ExprKind::Call || operand->kind == ExprKind::Subscript;
@@ -91,7 +270,7 @@ TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
   // them; wrap anything that is not atomic.
   if (!atomic)
     text = "(" + text + ")";
-  return TextEdit{operand->range.begin, operand->range.end, text + ".to(" + anchor + ".device)"};
+  return TextEdit{operand->range.begin, operand->range.end, text + ".to(" + target + ")"};
 }
 
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,

@@ -15,9 +15,22 @@ namespace devlint {
 // has no such side-effect-free base (a call of a submodule, say).
 std::string device_anchor_text(const SourceFile &file, const Expr *anchor);
 
-// `operand` -> `operand.to(<anchor>.device)`, parenthesized when needed.
+// `operand` -> `operand.to(<anchor>.device)`, parenthesized when needed. An operand that is
+// already moved somewhere (`x.cuda()`, `x.to("cuda:0")`, `x.to(dtype)`) gets its own move
+// redirected instead of a second `.to`.
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor);
+
+// The expression of `function` (outside nested definitions) that spans exactly `range`.
+const Expr *find_expr(const FunctionDef &function, const SourceRange &range);
+
+// Whether `name` at `position` in `function` is bound to the value it keeps to the end of the
+// function: it is a parameter or assigned before `position`, and never assigned again after.
+bool final_binding_at(const FunctionDef &function, std::string_view name, uint32_t position);
+
+// Whether `name` at `position` still holds the argument passed for parameter `name`: no
+// assignment to it comes before `position` or repeats in a loop around `position`.
+bool parameter_binding_at(const FunctionDef &function, std::string_view name, uint32_t position);
 
 // `torch.zeros(n)` -> `torch.zeros(n, device=<anchor>.device)`.
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,

@@ -4,203 +4,163 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "fixes/apply_fixes.h"
+#include <vector>
 
 namespace devlint {
 namespace fs = std::filesystem;
-
-FixOutcome fix_until_stable(const std::vector<std::string> &paths, const CheckOptions &options,
-                            DirectoryOptionsSource *per_directory, const FixSettings &settings) {
-  FixOutcome outcome;
-  SourceTexts texts;
-  std::map<std::string, FixedFile> files;
-  auto allowed = [&](const Finding &f) {
-    return f.fix->applicability == Applicability::Safe ||
-           (settings.unsafe_fixes && f.fix->applicability == Applicability::Unsafe);
-  };
-  for (int pass = 0;; ++pass) {
-    CheckResult result = check_paths(paths, options, per_directory, &texts);
-    std::map<const SourceFile *, std::vector<const Finding *>> by_file;
-    for (const Finding &f : result.findings)
-      if (f.fix && allowed(f))
-        by_file[f.file].push_back(&f);
-    bool changed = false;
-    if (pass < settings.max_passes) {
-      for (auto &[source, findings] : by_file) {
-        AppliedFixes applied = apply_fixes(source->text, findings, allowed);
-        if (applied.text == source->text)
-          continue;
-        FixedFile &file = files[source->path];
-        if (file.path.empty()) {
-          file.path = source->path;
-          file.display_path = source->display_path;
-          file.original = source->text;
-        }
-        file.fixed = applied.text;
-        for (const Finding *f : applied.applied_findings)
-          ++file.fixed_codes[f->code];
-        outcome.fixes_applied += applied.applied;
-        texts[source->path] = applied.text;
-        changed = true;
-      }
-    } else if (!by_file.empty()) {
-      outcome.converged = false;
-    }
-    if (!changed) {
-      outcome.remaining = std::move(result);
-      break;
-    }
-  }
-  for (auto &[path, file] : files)
-    if (file.fixed != file.original)
-      outcome.files.push_back(std::move(file));
-  return outcome;
-}
-
 namespace {
 
-std::vector<std::string_view> split_lines(const std::string &text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    lines.emplace_back(text.data() + start, end - start);
-    start = end;
+std::string quoted(const std::string &path) { return "`" + path + "`"; }
+
+std::string last_error() { return std::strerror(errno); }
+
+bool read_all(const std::string &path, std::string &out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  out.clear();
+  char buffer[1 << 16];
+  ssize_t got;
+  while ((got = read(fd, buffer, sizeof buffer)) != 0) {
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      close(fd);
+      return false;
+    }
+    out.append(buffer, static_cast<size_t>(got));
   }
-  return lines;
+  close(fd);
+  return true;
 }
 
-void emit_line(std::ostringstream &out, char tag, std::string_view line) {
-  out << tag << line;
-  if (line.empty() || line.back() != '\n')
-    out << "\n\\ No newline at end of file\n";
+bool write_all(int fd, const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t put = write(fd, text.data() + done, text.size() - done);
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0)
+      return false;
+    done += static_cast<size_t>(put);
+  }
+  return true;
+}
+
+bool same_file_state(const struct stat &a, const struct stat &b) {
+  return a.st_ino == b.st_ino && a.st_dev == b.st_dev && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+WriteResult failure(WriteStatus status, std::string message) {
+  WriteResult result;
+  result.status = status;
+  result.message = std::move(message);
+  return result;
 }
 
 } // namespace
 
-std::string unified_diff(const FixedFile &file) {
-  if (file.original == file.fixed)
-    return {};
-  auto a = split_lines(file.original);
-  auto b = split_lines(file.fixed);
-  // Fixes never add or remove line breaks, so lines correspond one to one; anything else falls
-  // back to a single hunk over the whole file.
-  std::vector<std::pair<size_t, size_t>> hunks; // [first, last] changed line ranges
-  if (a.size() == b.size()) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i] == b[i])
-        continue;
-      if (!hunks.empty() && i <= hunks.back().second + 7)
-        hunks.back().second = i;
-      else
-        hunks.emplace_back(i, i);
-    }
-  } else {
-    hunks.emplace_back(0, std::max(a.size(), b.size()) - 1);
-  }
-  std::ostringstream out;
-  out << "--- a/" << file.display_path << "\n+++ b/" << file.display_path << "\n";
-  for (const auto &[first, last] : hunks) {
-    size_t context = 3;
-    size_t begin = first > context ? first - context : 0;
-    size_t end_a = std::min(a.size(), last + context + 1);
-    size_t end_b = std::min(b.size(), last + context + 1);
-    if (a.size() != b.size()) {
-      end_a = a.size();
-      end_b = b.size();
-    }
-    out << "@@ -" << (end_a > begin ? begin + 1 : begin) << "," << end_a - begin << " +"
-        << (end_b > begin ? begin + 1 : begin) << "," << end_b - begin << " @@\n";
-    if (a.size() == b.size()) {
-      for (size_t i = begin; i < end_a; ++i) {
-        if (a[i] == b[i]) {
-          emit_line(out, ' ', a[i]);
-        } else {
-          // Consecutive changed lines: all removals, then all additions.
-          size_t j = i;
-          while (j < end_a && a[j] != b[j])
-            ++j;
-          for (size_t k = i; k < j; ++k)
-            emit_line(out, '-', a[k]);
-          for (size_t k = i; k < j; ++k)
-            emit_line(out, '+', b[k]);
-          i = j - 1;
-        }
-      }
-    } else {
-      for (size_t i = begin; i < end_a; ++i)
-        emit_line(out, '-', a[i]);
-      for (size_t i = begin; i < end_b; ++i)
-        emit_line(out, '+', b[i]);
-    }
-  }
-  return out.str();
-}
-
-std::string write_fixed_file(const FixedFile &file) {
+WriteResult write_fixed_file(const std::string &path, const std::string &expected,
+                             const std::string &fixed) {
   std::error_code ec;
-  // A symlink is followed: the file it points to is the one the user's code imports.
-  fs::path target = fs::canonical(file.path, ec);
-  if (ec)
-    return file.display_path + ": cannot resolve path: " + ec.message();
-  std::ifstream in(target, std::ios::binary);
-  if (!in)
-    return file.display_path + ": cannot read the file again before writing";
-  std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (current != file.original)
-    return file.display_path + ": changed on disk since it was read; not overwritten";
-  struct stat info {};
-  if (stat(target.c_str(), &info) != 0)
-    return file.display_path + ": cannot stat: " + std::strerror(errno);
-  // Checked on the mode bits too: root may write anything, but a read-only file says "leave me".
-  if ((info.st_mode & 0222) == 0 || access(target.c_str(), W_OK) != 0)
-    return file.display_path + ": read-only; not fixed";
-  std::string temp =
-      (target.parent_path() / ("." + target.filename().string() + ".devlint-XXXXXX")).string();
-  std::vector<char> name(temp.begin(), temp.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0)
-    return file.display_path +
-           ": cannot create a temporary file next to it: " + std::strerror(errno);
-  auto fail = [&](const std::string &what) {
-    int saved = errno;
-    close(fd);
-    unlink(name.data());
-    return file.display_path + ": " + what + ": " + std::strerror(saved);
-  };
-  const char *data = file.fixed.data();
-  size_t left = file.fixed.size();
-  while (left > 0) {
-    ssize_t n = write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail("write failed");
+  fs::path target = path;
+  bool through_symlink = fs::is_symlink(fs::symlink_status(path, ec));
+  if (through_symlink) {
+    // Replacing the link itself would turn it into a copy; the target is the file meant.
+    target = fs::canonical(path, ec);
+    if (ec)
+      return failure(WriteStatus::Failed,
+                     "cannot resolve the symlink " + quoted(path) + ": " + ec.message());
+  }
+  const std::string target_path = target.string();
+
+  struct stat before {};
+  if (stat(target_path.c_str(), &before) != 0)
+    return failure(WriteStatus::Failed, "cannot examine " + quoted(path) + ": " + last_error());
+  if (!S_ISREG(before.st_mode))
+    return failure(WriteStatus::Failed, quoted(path) + " is not a regular file; not written");
+  // Renaming over a file needs only a writable directory, so check the file's own permission
+  // explicitly; the mode bits also count for root, who passes every access() check.
+  if ((before.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || access(target_path.c_str(), W_OK))
+    return failure(WriteStatus::ReadOnly,
+                   quoted(path) + ": read-only; not fixed (make it writable to apply the fixes)");
+
+  std::string current;
+  if (!read_all(target_path, current))
+    return failure(WriteStatus::Failed, "cannot read " + quoted(path) + ": " + last_error());
+  if (current != expected) {
+    if (current == fixed) {
+      WriteResult already;
+      already.status = WriteStatus::AlreadyFixed;
+      already.written_path = target_path;
+      return already;
     }
-    data += n;
-    left -= static_cast<size_t>(n);
+    return failure(WriteStatus::ChangedOnDisk,
+                   quoted(path) + " changed on disk since devlint read it; not overwritten "
+                                  "(run devlint again)");
   }
-  if (fchmod(fd, info.st_mode & 07777) != 0)
-    return fail("cannot keep the file mode");
+
+  fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string pattern =
+      (directory / ("." + target.filename().string() + ".devlint-XXXXXX")).string();
+  std::vector<char> temp_name(pattern.begin(), pattern.end());
+  temp_name.push_back('\0');
+  int fd = mkstemp(temp_name.data());
+  if (fd < 0)
+    return failure(WriteStatus::Failed, "cannot create a temporary file in " +
+                                            quoted(directory.string()) + ": " + last_error() +
+                                            "; " + quoted(path) + " not written");
+  const std::string temp_path = temp_name.data();
+  auto abandon = [&](const std::string &what) {
+    std::string message = what + ": " + last_error() + "; " + quoted(path) + " not written";
+    close(fd);
+    unlink(temp_path.c_str());
+    return failure(WriteStatus::Failed, message);
+  };
+  if (!write_all(fd, fixed))
+    return abandon("cannot write " + quoted(temp_path));
+  // Owner first: chown may clear set-id bits that chmod then restores.
+  if (fchown(fd, before.st_uid, before.st_gid) != 0) {
+    // Only root may give a file away; the new file then belongs to us, as with any editor.
+  }
+  if (fchmod(fd, before.st_mode & 07777) != 0)
+    return abandon("cannot set the permissions of " + quoted(temp_path));
   if (fsync(fd) != 0)
-    return fail("fsync failed");
+    return abandon("cannot flush " + quoted(temp_path));
   if (close(fd) != 0) {
-    unlink(name.data());
-    return file.display_path + ": close failed: " + std::strerror(errno);
+    std::string message = "cannot close " + quoted(temp_path) + ": " + last_error();
+    unlink(temp_path.c_str());
+    return failure(WriteStatus::Failed, message + "; " + quoted(path) + " not written");
   }
-  if (rename(name.data(), target.c_str()) != 0) {
-    int saved = errno;
-    unlink(name.data());
-    return file.display_path + ": rename failed: " + std::strerror(saved);
+
+  // Last look before replacing: an edit made while the temporary file was written wins.
+  struct stat now {};
+  if (stat(target_path.c_str(), &now) != 0 || !same_file_state(before, now)) {
+    unlink(temp_path.c_str());
+    return failure(WriteStatus::ChangedOnDisk,
+                   quoted(path) + " changed on disk while devlint was writing it; not "
+                                  "overwritten (run devlint again)");
   }
-  return {};
+  if (rename(temp_path.c_str(), target_path.c_str()) != 0) {
+    std::string message = "cannot replace " + quoted(path) + ": " + last_error();
+    unlink(temp_path.c_str());
+    return failure(WriteStatus::Failed, message);
+  }
+  // Make the rename itself durable.
+  int directory_fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory_fd >= 0) {
+    fsync(directory_fd);
+    close(directory_fd);
+  }
+  WriteResult written;
+  written.status = WriteStatus::Written;
+  written.written_path = target_path;
+  if (through_symlink)
+    written.message = quoted(path) + " is a symlink; fixed its target " + quoted(target_path);
+  return written;
 }
 
 } // namespace devlint

@@ -1,48 +1,32 @@
-// Auto-patch mode: applies fixes to files until nothing changes, then writes them safely or
-// prints them as a unified diff (Ruff's --fix / --diff).
+// Writes fixed text back to disk for `--fix`, without ever leaving a half-written or clobbered
+// file behind.
 #pragma once
 
-#include <map>
 #include <string>
-#include <vector>
-
-#include "driver/check_run.h"
 
 namespace devlint {
 
-struct FixedFile {
-  std::string path;         // as check_paths uses it
-  std::string display_path; // for messages and diff headers
-  std::string original;     // the text read from disk
-  std::string fixed;
-  std::map<std::string, size_t> fixed_codes; // rule code -> fixes applied
+enum class WriteStatus {
+  Written,
+  AlreadyFixed,  // the file already holds the fixed text (e.g. reached again through a symlink)
+  ChangedOnDisk, // someone edited the file since devlint read it: not overwritten
+  ReadOnly,      // no write permission bits on the file: not written
+  Failed,        // an I/O error; the original file is untouched
 };
 
-struct FixOutcome {
-  CheckResult remaining; // the last analysis, of the fixed texts
-  std::vector<FixedFile> files;
-  size_t fixes_applied = 0;
-  bool converged = true; // false if the pass limit was hit
+struct WriteResult {
+  WriteStatus status = WriteStatus::Failed;
+  std::string message;      // for everything but Written/AlreadyFixed: what happened, and why
+  std::string written_path; // the file actually replaced (a symlink's target)
 };
 
-struct FixSettings {
-  bool unsafe_fixes = false;
-  int max_passes = 10;
-};
-
-// Analyzes, applies the allowed fixes in memory, re-analyzes the fixed text, and repeats until a
-// pass changes nothing. Nothing is written.
-FixOutcome fix_until_stable(const std::vector<std::string> &paths, const CheckOptions &options,
-                            DirectoryOptionsSource *per_directory, const FixSettings &settings);
-
-// `--- a/path` / `+++ b/path` unified diff with three lines of context, for `git apply` and
-// `patch -p1` run from the current directory. Empty when nothing changed.
-std::string unified_diff(const FixedFile &file);
-
-// Writes `file.fixed` over `file.path`: atomically (temporary file in the same directory, then
-// rename), keeping the mode bits; a symlink is followed and its target rewritten. Refuses when
-// the file on disk no longer holds `file.original`, or is not writable. Returns an error
-// message, empty on success.
-std::string write_fixed_file(const FixedFile &file);
+// Replaces the file at `path` with `fixed`, provided it still holds `expected` (what devlint
+// read and fixed). The new text goes to a temporary file in the same directory, is flushed to
+// disk and renamed over the original, so readers see either the old or the new file; the mode
+// bits (and, where allowed, the owner) are kept. Line endings, encoding and the trailing newline
+// are whatever `fixed` holds: fixes are byte-range edits of the original text.
+// A symlink is followed: its target is replaced and the link itself stays as it is.
+WriteResult write_fixed_file(const std::string &path, const std::string &expected,
+                             const std::string &fixed);
 
 } // namespace devlint

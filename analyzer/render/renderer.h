@@ -23,6 +23,7 @@ struct RenderOptions {
   bool unsafe_fixes = false; // whether unsafe fixes count as available
   std::string tool_version;  // "0.1.0", for SARIF
   std::string source_root;   // absolute directory paths are relative to ("": current)
+  size_t fixed = 0;          // with --fix: findings fixed, counted in the text summary
 };
 
 void render_full(std::ostream &out, const std::vector<Finding> &findings,

@@ -78,13 +78,17 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
 
 void render_summary(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options) {
-  if (findings.empty()) {
+  if (findings.empty() && options.fixed == 0) {
     out << "All checks passed!\n";
     return;
   }
   size_t fixable = std::count_if(findings.begin(), findings.end(),
                                  [&](const Finding &f) { return fix_available(f, options); });
-  out << "Found " << findings.size() << (findings.size() == 1 ? " error.\n" : " errors.\n");
+  size_t total = findings.size() + options.fixed;
+  out << "Found " << total << (total == 1 ? " error" : " errors");
+  if (options.fixed) // as Ruff: "Found 3 errors (2 fixed, 1 remaining)."
+    out << " (" << options.fixed << " fixed, " << findings.size() << " remaining)";
+  out << ".\n";
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
 }

@@ -1,0 +1,128 @@
+#include "cli/fix_mode.h"
+
+#include <iostream>
+
+#include "fixes/fix_files.h"
+#include "fixes/fix_loop.h"
+#include "fixes/unified_diff.h"
+#include "rules/rule.h"
+
+namespace devlint {
+namespace {
+
+constexpr int kExitClean = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitError = 2;
+
+std::string errors(size_t count) {
+  return std::to_string(count) + (count == 1 ? " error" : " errors");
+}
+
+// Ruff's --show-fixes listing: per file, how many fixes of each rule.
+void list_fixes(std::ostream &out, const std::vector<const FixedFile *> &files, size_t total,
+                const char *verb) {
+  out << verb << " " << errors(total) << ":\n";
+  for (const FixedFile *file : files) {
+    out << "- " << file->display_path << ":\n";
+    for (const auto &[code, count] : file->fixes_by_code) {
+      const Rule *rule = find_rule(code);
+      out << "    " << count << " x " << code;
+      if (rule)
+        out << " (" << rule->info().name << ")";
+      out << "\n";
+    }
+  }
+}
+
+} // namespace
+
+void add_fix_flags(CLI::App &check, FixFlags &flags) {
+  check.add_flag("--fix", flags.fix, "Apply safe fixes in place, then report what is left");
+  check.add_flag("--unsafe-fixes", flags.unsafe_fixes,
+                 "Also apply unsafe fixes (and count them as fixable)");
+  check.add_flag("--no-unsafe-fixes", flags.no_unsafe_fixes,
+                 "Apply and count only safe fixes, whatever the configuration says");
+  check.add_flag("--diff", flags.diff,
+                 "Print the fixes as a unified diff on stdout; write nothing");
+  check.add_flag("--fix-only", flags.fix_only, "Apply fixes and report nothing else");
+  check.add_flag("--show-fixes", flags.show_fixes, "List the fixes applied, per file and rule");
+  check.add_flag("--exit-non-zero-on-fix", flags.exit_non_zero_on_fix,
+                 "Exit with 1 when anything was fixed, even if nothing remains");
+}
+
+FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOptions &options,
+                            DirectoryOptionsSource *per_directory, const FixFlags &flags,
+                            bool unsafe_fixes) {
+  FixLoopSettings settings;
+  settings.unsafe_fixes = unsafe_fixes;
+  FixLoopResult run = fix_until_stable(paths, options, per_directory, settings);
+  for (const std::string &file : run.reverted)
+    std::cerr << "warning: " << file
+              << ": its fixes would have introduced a syntax error, so it was left unchanged "
+                 "(a devlint bug; please report it)\n";
+  if (!run.converged)
+    std::cerr << "warning: fixes still changed the code after " << settings.max_passes
+              << " passes; the rest were not applied\n";
+
+  FixModeOutcome outcome;
+  std::vector<const FixedFile *> done;
+  for (const FixedFile &file : run.files) {
+    if (flags.diff) {
+      std::cout << unified_diff(file.original, file.fixed, file.display_path);
+      done.push_back(&file);
+      continue;
+    }
+    WriteResult written = write_fixed_file(file.path, file.original, file.fixed);
+    switch (written.status) {
+    case WriteStatus::Written:
+      if (!written.message.empty())
+        std::cerr << "note: " << written.message << "\n";
+      done.push_back(&file);
+      break;
+    case WriteStatus::AlreadyFixed: // the same file, reached again through a symlink
+      break;
+    case WriteStatus::ChangedOnDisk:
+    case WriteStatus::ReadOnly:
+    case WriteStatus::Failed:
+      std::cerr << "error: " << written.message << "\n";
+      outcome.failed = true;
+      break;
+    }
+  }
+  for (const FixedFile *file : done)
+    outcome.fixed += file->fixes;
+  outcome.changed = !done.empty();
+  std::cout.flush();
+
+  // As Ruff: what was fixed goes with the report on stdout; with --diff stdout is the patch.
+  const char *verb = flags.diff ? "Would fix" : "Fixed";
+  std::ostream &summary = flags.diff ? std::cerr : std::cout;
+  if (flags.show_fixes && outcome.fixed)
+    list_fixes(summary, done, outcome.fixed, verb);
+  else if (!flags.reports_findings() && outcome.fixed)
+    summary << verb << " " << errors(outcome.fixed) << ".\n";
+
+  outcome.result = std::move(run.remaining);
+  // The remaining findings were computed on fixed text; where it could not be written, report
+  // what is on disk instead.
+  if (outcome.failed)
+    outcome.result = check_paths(paths, options, per_directory);
+  return outcome;
+}
+
+int fix_mode_exit_code(const FixModeOutcome &outcome, const CheckResult &reported,
+                       const FixFlags &flags, bool exit_zero) {
+  if (reported.had_error || outcome.failed)
+    return kExitError;
+  if (exit_zero)
+    return kExitClean;
+  if (flags.diff)
+    return outcome.changed ? kExitFindings : kExitClean;
+  if (flags.exit_non_zero_on_fix && outcome.fixed > 0)
+    return kExitFindings;
+  if (flags.reports_findings() && !reported.findings.empty())
+    return kExitFindings;
+  return kExitClean;
+}
+
+} // namespace devlint
