@@ -22,6 +22,10 @@ int main(int argc, char **argv) {
   size_t bytes = 0, lines = 0;
   for (const std::string &path : paths) {
     std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "parse-only: cannot read %s\n", path.c_str());
+      return 2;
+    }
     std::stringstream ss;
     ss << in.rdbuf();
     texts.push_back(ss.str());
@@ -30,12 +34,20 @@ int main(int argc, char **argv) {
       lines += c == '\n';
   }
   TSParser *parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_python());
+  if (!ts_parser_set_language(parser, tree_sitter_python())) {
+    std::fprintf(stderr, "parse-only: grammar ABI %u not supported by this tree-sitter library\n",
+                 ts_language_version(tree_sitter_python()));
+    return 2;
+  }
   auto start = std::chrono::steady_clock::now();
   size_t nodes = 0;
   for (const std::string &text : texts) {
     TSTree *tree =
         ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+    if (!tree) {
+      std::fprintf(stderr, "parse-only: tree-sitter returned no tree\n");
+      return 2;
+    }
     nodes += ts_node_child_count(ts_tree_root_node(tree));
     ts_tree_delete(tree);
   }
