@@ -278,6 +278,7 @@ private:
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
   std::deque<OriginSet> anchored_; // anchors of reported sites, pointed to by emit()'s result
+  std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
 
   std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
 
@@ -516,7 +517,7 @@ private:
       const Expr *t = s->targets[0];
       Value current = eval(t);
       Value rhs = eval(s->value);
-      Value result = binary(std::string(s->text), s->range, t, current, s->value, rhs, nullptr);
+      Value result = binary(std::string(s->text), t, current, s->value, rhs, nullptr);
       assign(t, result, nullptr);
       break;
     }
@@ -776,7 +777,7 @@ private:
     case ExprKind::BinaryOp: {
       Value l = eval(e->operands[0]);
       Value r = eval(e->operands[1]);
-      return binary(std::string(e->text), e->range, e->operands[0], l, e->operands[1], r, e);
+      return binary(std::string(e->text), e->operands[0], l, e->operands[1], r, e);
     }
     case ExprKind::Compare: {
       Value l = eval(e->operands[0]);
@@ -784,7 +785,7 @@ private:
       std::string_view op = e->text;
       if (op == "is" || op == "in" || op == "not" || starts_with(op, "is") || op == "not in")
         return Value::neutral();
-      return binary(std::string(op), e->range, e->operands[0], l, e->operands[1], r, e);
+      return binary(std::string(op), e->operands[0], l, e->operands[1], r, e);
     }
     case ExprKind::UnaryOp:
       return eval(e->operands[0]);
@@ -992,9 +993,8 @@ private:
     }
   }
 
-  Value binary(const std::string &op, SourceRange range, const Expr *left_expr, const Value &l,
-               const Expr *right_expr, const Value &r, const Expr *whole) {
-    (void)range;
+  Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,
+               const Value &r, const Expr *whole) {
     // `outputs + cross_attention_outputs[1:]`: module outputs are tuples by transformers'
     // naming convention, and `+` on them concatenates.
     bool outputs_concat = op == "+" && (names_outputs(left_expr) || names_outputs(right_expr));
@@ -1059,16 +1059,13 @@ private:
            name.find("key_value") != std::string_view::npos || name.substr(0, 7) == "present";
   }
 
+  // `x += y` is reported on the whole statement: one stand-in expression per statement, owned by
+  // the interpreter, so revisits (loop passes, inlining) find the same site.
   const OriginSet *emit_statement_site(Site &site) {
-    site.expr =
-        frame_->statement && frame_->statement->kind == StmtKind::AugAssign ? nullptr : site.expr;
-    if (!site.expr) {
-      // Use a synthetic range: the augmented statement itself.
-      static thread_local std::deque<Expr> synthetic;
-      Expr &x = synthetic.emplace_back();
-      x.kind = ExprKind::Other;
-      x.range = frame_->statement->range;
-      site.expr = &x;
+    if (frame_->statement && frame_->statement->kind == StmtKind::AugAssign) {
+      Expr &whole = statement_exprs_[frame_->statement];
+      whole.range = frame_->statement->range;
+      site.expr = &whole;
     }
     return emit(site);
   }
