@@ -78,10 +78,14 @@ Expectation parse_annotations(const SourceFile &file) {
 
 class FixtureTest : public ::testing::TestWithParam<fs::path> {};
 
-TEST_P(FixtureTest, FindingsMatchAnnotations) {
-  const fs::path dir = GetParam();
+// The fixture package in `dir`: every .py file but the expected fix outputs, sorted by path.
+struct FixturePackage {
   std::vector<std::unique_ptr<SourceFile>> files;
   std::vector<const SourceFile *> sources;
+};
+
+FixturePackage load_package(const fs::path &dir) {
+  FixturePackage package;
   for (const auto &entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".py" || is_fixed_output(entry.path()))
       continue;
@@ -90,11 +94,18 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
     f->display_path = entry.path().filename().string();
     f->text = read(entry.path());
     f->index_lines();
-    sources.push_back(f.get());
-    files.push_back(std::move(f));
+    package.sources.push_back(f.get());
+    package.files.push_back(std::move(f));
   }
-  std::sort(sources.begin(), sources.end(),
+  std::sort(package.sources.begin(), package.sources.end(),
             [](const SourceFile *a, const SourceFile *b) { return a->path < b->path; });
+  return package;
+}
+
+TEST_P(FixtureTest, FindingsMatchAnnotations) {
+  const fs::path dir = GetParam();
+  FixturePackage package = load_package(dir);
+  const std::vector<const SourceFile *> &sources = package.sources;
   std::vector<Finding> findings = check_package(sources, sources, {});
   int annotated = 0;
   for (const SourceFile *file : sources) {
@@ -182,18 +193,8 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
   }
   if (!any) {
     // Every fix has an expected output: a fixture with fixable findings needs its .fixed.py.
-    std::vector<std::unique_ptr<SourceFile>> files;
-    std::vector<const SourceFile *> sources;
-    for (const auto &entry : fs::directory_iterator(dir))
-      if (entry.path().extension() == ".py" && !is_fixed_output(entry.path())) {
-        auto f = std::make_unique<SourceFile>();
-        f->path = entry.path().string();
-        f->text = read(entry.path());
-        f->index_lines();
-        sources.push_back(f.get());
-        files.push_back(std::move(f));
-      }
-    for (const Finding &f : check_package(sources, sources, {}))
+    FixturePackage package = load_package(dir);
+    for (const Finding &f : check_package(package.sources, package.sources, {}))
       EXPECT_FALSE(f.fix.has_value()) << f.file->path << ":" << f.range.line << ": " << f.code
                                       << " has a fix but no .fixed.py expects it";
     if (!HasFailure())
