@@ -4,15 +4,11 @@
 #include <functional>
 #include <unordered_set>
 
+#include "model/text.h"
+#include "model/torch_catalog.h"
+
 namespace devlint {
 namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
 std::string_view leaf_of(const Expr *e) {
   if (!e)
@@ -22,72 +18,6 @@ std::string_view leaf_of(const Expr *e) {
   if (e->kind == ExprKind::Subscript) // Generic[...] bases
     return leaf_of(e->operands[0]);
   return {};
-}
-
-// torch.nn building blocks that hold no parameters: calling them moves nothing and their output
-// sits where their input was.
-bool is_parameterless_builtin(std::string_view leaf) {
-  static const std::unordered_set<std::string_view> names = {"Dropout",
-                                                             "Dropout1d",
-                                                             "Dropout2d",
-                                                             "Dropout3d",
-                                                             "AlphaDropout",
-                                                             "ReLU",
-                                                             "ReLU6",
-                                                             "GELU",
-                                                             "SiLU",
-                                                             "Tanh",
-                                                             "Sigmoid",
-                                                             "Softmax",
-                                                             "LogSoftmax",
-                                                             "Softmax2d",
-                                                             "Identity",
-                                                             "Flatten",
-                                                             "Unflatten",
-                                                             "Upsample",
-                                                             "UpsamplingNearest2d",
-                                                             "UpsamplingBilinear2d",
-                                                             "Hardswish",
-                                                             "Hardsigmoid",
-                                                             "Mish",
-                                                             "LeakyReLU",
-                                                             "ELU",
-                                                             "Softplus",
-                                                             "Softsign",
-                                                             "MaxPool1d",
-                                                             "MaxPool2d",
-                                                             "MaxPool3d",
-                                                             "AvgPool1d",
-                                                             "AvgPool2d",
-                                                             "AvgPool3d",
-                                                             "AdaptiveAvgPool1d",
-                                                             "AdaptiveAvgPool2d",
-                                                             "AdaptiveAvgPool3d",
-                                                             "AdaptiveMaxPool1d",
-                                                             "AdaptiveMaxPool2d",
-                                                             "PixelShuffle",
-                                                             "PixelUnshuffle",
-                                                             "GLU",
-                                                             "Hardtanh",
-                                                             "CELU",
-                                                             "SELU",
-                                                             "Tanhshrink",
-                                                             "QuickGELUActivation",
-                                                             "GELUActivation",
-                                                             "NewGELUActivation",
-                                                             "ZeroPad2d",
-                                                             "ConstantPad1d",
-                                                             "ConstantPad2d",
-                                                             "ReflectionPad2d",
-                                                             "Threshold",
-                                                             "ChannelShuffle",
-                                                             "Fold",
-                                                             "Unfold"};
-  return names.count(leaf) > 0;
-}
-
-bool is_module_container(std::string_view leaf) {
-  return leaf == "ModuleList" || leaf == "ModuleDict" || leaf == "Sequential";
 }
 
 // A base class name that makes a class an nn.Module when the base is not in the package.
@@ -107,20 +37,11 @@ bool has_builtin_params_base(const Expr *base) {
   std::string_view leaf = leaf_of(base);
   if (!(starts_with(dotted, "nn.") || starts_with(dotted, "torch.nn.")))
     return false;
-  return leaf != "Module" && !is_module_container(leaf) && !is_parameterless_builtin(leaf);
+  return leaf != "Module" && !torch_catalog::is_module_container(leaf) &&
+         !torch_catalog::is_parameterless_module(leaf);
 }
 
 } // namespace
-
-bool is_tensor_constructor(std::string_view leaf) {
-  static const std::unordered_set<std::string_view> names = {
-      "zeros",      "ones",        "empty",      "full",         "arange",       "range",
-      "tensor",     "as_tensor",   "rand",       "randn",        "randint",      "randperm",
-      "eye",        "linspace",    "logspace",   "tril_indices", "triu_indices", "from_numpy",
-      "LongTensor", "FloatTensor", "BoolTensor", "IntTensor",    "Tensor",       "empty_strided",
-      "normal",     "bernoulli",   "multinomial"};
-  return names.count(leaf) > 0;
-}
 
 const ChildDecl *ModuleClass::find_child(std::string_view child) const {
   for (const ChildDecl &c : children)
@@ -431,7 +352,7 @@ private:
     if (const ModuleClass *cls = pkg_.find_class(leaf)) {
       out.class_name = std::string(leaf);
       out.is_module = cls->is_module;
-      out.is_loss = ends_with(leaf, "Loss");
+      out.is_loss = torch_catalog::is_loss_class(leaf);
       return out;
     }
     bool nn_namespace = starts_with(dotted, "nn.") || starts_with(dotted, "torch.nn.");
@@ -450,8 +371,8 @@ private:
       return out; // torch.Generator, torch.Size...
     out.class_name = std::string(leaf);
     out.is_module = true;
-    out.is_loss = ends_with(leaf, "Loss");
-    out.has_parameters = !out.is_loss && !is_parameterless_builtin(leaf);
+    out.is_loss = torch_catalog::is_loss_class(leaf);
+    out.has_parameters = !out.is_loss && !torch_catalog::is_parameterless_module(leaf);
     out.is_container = leaf == "Sequential";
     return out;
   }
@@ -493,7 +414,8 @@ private:
     if (e->kind == ExprKind::Call) {
       std::string dotted = dotted_name(e->operands[0]);
       std::string_view leaf = callee_leaf(e);
-      if (starts_with(dotted, "torch.") && is_tensor_constructor(leaf))
+      if (starts_with(dotted, "torch.") &&
+          (torch_catalog::is_tensor_constructor(leaf) || torch_catalog::is_random_sampling(leaf)))
         return !e->keyword("device");
       if (e->operands[0]->kind == ExprKind::Attribute)
         return builds_cpu_tensor(e->operands[0]->operands[0], depth + 1);

@@ -1,0 +1,16 @@
+// Small string helpers shared by every stage (C++17 has no string_view::starts_with).
+#pragma once
+
+#include <string_view>
+
+namespace devlint {
+
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+inline bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+} // namespace devlint
