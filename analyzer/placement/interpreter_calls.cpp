@@ -131,9 +131,13 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
       if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
         return args.positional[0];
     }
-    if (constructor && leaf != "Tensor" && leaf != "empty_strided")
-      return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
-    return first_tensor(args);
+    // torch.normal(mean, std) samples where mean is; torch.normal(0, 1, size) on the CPU.
+    if (sampling) {
+      Value source = first_tensor(args);
+      if (source.has_origins())
+        return source;
+    }
+    return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
   }
   if (torch_catalog::is_loss_function(leaf))
     return loss_site(call, args, dotted);
