@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -70,6 +71,34 @@ int print_rule(const std::string &code, bool all) {
   return kExitClean;
 }
 
+// The rule docs installed under share/doc/devlint/rules, and what a team hosts for `docs-url`.
+int write_rule_docs(const std::string &directory) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  std::ofstream index(std::filesystem::path(directory) / "index.md");
+  index << "# devlint rules\n\n| code | name | summary |\n| --- | --- | --- |\n";
+  std::vector<const devlint::Rule *> rules = devlint::all_rules();
+  std::sort(rules.begin(), rules.end(), [](const devlint::Rule *a, const devlint::Rule *b) {
+    return a->info().code < b->info().code;
+  });
+  for (const devlint::Rule *rule : rules) {
+    const devlint::RuleInfo &info = rule->info();
+    std::ofstream doc(std::filesystem::path(directory) / (std::string(info.code) + ".md"));
+    doc << devlint::rule_markdown(info);
+    index << "| [" << info.code << "](" << info.code << ".md) | " << info.name << " | "
+          << info.summary << " |\n";
+    if (!doc) {
+      std::cerr << "devlint: error: cannot write the rule docs to `" << directory << "`\n";
+      return kExitError;
+    }
+  }
+  if (!index) {
+    std::cerr << "devlint: error: cannot write the rule docs to `" << directory << "`\n";
+    return kExitError;
+  }
+  return kExitClean;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -133,6 +162,9 @@ int main(int argc, char **argv) {
   bool all_rules = false;
   rule->add_option("code", rule_code, "Rule code (DL001) or name");
   rule->add_flag("--all", all_rules, "List every rule");
+  std::string docs_directory;
+  rule->add_option("--write-docs", docs_directory,
+                   "Write every rule's doc to DIR/<CODE>.md and an index to DIR/index.md");
 
   try {
     app.parse(argc, argv);
@@ -150,6 +182,8 @@ int main(int argc, char **argv) {
     return kExitClean;
   }
   if (rule->parsed()) {
+    if (!docs_directory.empty())
+      return write_rule_docs(docs_directory);
     if (!all_rules && rule_code.empty()) {
       std::cerr << "devlint: error: give a rule code or --all\n";
       return kExitError;
