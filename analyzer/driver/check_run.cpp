@@ -6,12 +6,14 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <unordered_set>
 
 #include "driver/discovery.h"
 #include "driver/package_grouping.h"
 #include "driver/path_patterns.h"
+#include "driver/result_cache.h"
 #include "driver/source_reading.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
@@ -108,7 +110,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     return per_directory ? per_directory->options_for(directory.string()) : options;
   };
   std::map<std::string, PackageJob> packages =
-      discover_packages(paths, options_for, result.diagnostics, result.had_error);
+      discover_packages(paths, options_for, texts, result.diagnostics, result.had_error);
   std::vector<PackageJob *> jobs;
   for (auto &[dir, job] : packages) {
     std::sort(job.paths.begin(), job.paths.end());
@@ -124,6 +126,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   };
   std::vector<PackageOutput> outputs(jobs.size());
   std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  size_t files_done = 0, files_total = 0;
+  for (const PackageJob *job : jobs)
+    files_total += job->paths.size();
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       PackageOutput &out = outputs[i];
@@ -144,25 +150,49 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         out.files.push_back(std::move(file));
         ++out.checked;
       }
-      std::vector<std::unique_ptr<SyntaxFile>> syntax;
-      for (const SourceFile *source : reported)
-        syntax.push_back(lower_source(*source, &out.diagnostics));
-      // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
-      std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
-      for (size_t k = 0; k < reported.size(); ++k) {
-        for (const std::string &sibling : relative_import_paths(*syntax[k])) {
-          if (have.count(sibling) || !fs::is_regular_file(sibling))
-            continue;
-          have.insert(sibling);
-          Diagnostic d;
-          if (auto file = load(sibling, package_options.max_file_bytes, d)) {
-            syntax.push_back(lower_source(*file, nullptr));
-            out.files.push_back(std::move(file));
+      if (!reported.empty() && !options.discover_only) {
+        std::vector<Diagnostic> analysis_diagnostics;
+        std::vector<std::unique_ptr<SyntaxFile>> syntax;
+        for (const SourceFile *source : reported)
+          syntax.push_back(lower_source(*source, &analysis_diagnostics));
+        // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
+        std::vector<const SourceFile *> context;
+        std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
+        for (size_t k = 0; k < reported.size(); ++k) {
+          for (const std::string &sibling : relative_import_paths(*syntax[k])) {
+            if (have.count(sibling) || !fs::is_regular_file(sibling))
+              continue;
+            have.insert(sibling);
+            Diagnostic d;
+            if (auto file = load(sibling, package_options.max_file_bytes, d)) {
+              syntax.push_back(lower_source(*file, nullptr));
+              context.push_back(file.get());
+              out.files.push_back(std::move(file));
+            }
           }
         }
+        // Files given as text (the fix loop, the editor) are never cached: they change often.
+        ResultCache *cache = texts ? nullptr : options.cache;
+        std::string key;
+        if (cache)
+          key = cache->package_key(reported, context, package_options);
+        if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
+          out.findings = std::move(cached->findings);
+          for (Diagnostic &d : cached->diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        } else {
+          out.findings = check_lowered(syntax, reported, package_options);
+          if (cache)
+            cache->store(key, reported, out.findings, analysis_diagnostics);
+          for (Diagnostic &d : analysis_diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        }
       }
-      if (!syntax.empty())
-        out.findings = check_lowered(syntax, reported, package_options);
+      if (options.on_progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        files_done += jobs[i]->paths.size();
+        options.on_progress(files_done, files_total);
+      }
     }
   };
   unsigned threads =

@@ -29,15 +29,17 @@ bool looks_like_model_code(const std::string &text) {
   return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
 }
 
-std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
-                                                    const OptionsForDirectory &options_for,
-                                                    std::vector<Diagnostic> &diagnostics,
-                                                    bool &had_error) {
+std::map<std::string, PackageJob>
+discover_packages(const std::vector<std::string> &paths, const OptionsForDirectory &options_for,
+                  const SourceTexts *texts, std::vector<Diagnostic> &diagnostics, bool &had_error) {
   std::map<std::string, PackageJob> packages;
   for (const std::string &path : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) {
+    bool given_as_text = texts && texts->count(path); // stdin, an editor's buffer
+    if (given_as_text)
+      status = fs::file_status(fs::file_type::regular);
+    else if (ec || !fs::exists(status)) {
       diagnostics.push_back({Severity::Error, path, 0, 0, "no such file or directory"});
       had_error = true;
       continue;

@@ -21,12 +21,12 @@ struct PackageJob {
 
 using OptionsForDirectory = std::function<const CheckOptions &(const std::filesystem::path &)>;
 
-// The packages under `paths` by directory (ordered, for determinism). Paths that do not exist
+// The packages under `paths` by directory (ordered, for determinism); a path in `texts` (stdin,
+// an editor buffer) needs no file on disk. Paths that do not exist
 // or cannot be listed add diagnostics (errors set `had_error`).
-std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
-                                                    const OptionsForDirectory &options_for,
-                                                    std::vector<Diagnostic> &diagnostics,
-                                                    bool &had_error);
+std::map<std::string, PackageJob>
+discover_packages(const std::vector<std::string> &paths, const OptionsForDirectory &options_for,
+                  const SourceTexts *texts, std::vector<Diagnostic> &diagnostics, bool &had_error);
 
 // Files kept by content rather than by name: only those that use torch.
 bool looks_like_model_code(const std::string &text);
