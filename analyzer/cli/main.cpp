@@ -197,6 +197,11 @@ int main(int argc, char **argv) {
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
   print_diagnostics(result.diagnostics);
+  if (result.files_checked == 0 && !result.had_error)
+    std::cerr << "warning: no Python files to check were found under the given paths\n";
+  render_options.nothing_checked = result.files_checked == 0;
+  render_options.files_not_checked = result.files_not_checked;
+  render_options.run_failed = result.had_error || fix_outcome.failed;
   if (fix_flags.active() && !fix_flags.reports_findings())
     return devlint::fix_mode_exit_code(fix_outcome, result, fix_flags, exit_zero);
   std::ofstream file_out;

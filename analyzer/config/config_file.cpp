@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <toml++/toml.h>
 
+#include "model/paths.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -65,7 +66,7 @@ public:
   ConfigFile read(const toml::table &table, const std::string &path) const {
     ConfigFile config;
     config.path = path;
-    config.directory = fs::absolute(path).parent_path().lexically_normal().string();
+    config.directory = absolute_path(path).parent_path().lexically_normal().string();
     for (auto &&[key_node, node] : table) {
       std::string key(key_node.str());
       if (key == "select")
@@ -112,10 +113,9 @@ private:
 
 // Errors name the file as the user would type it: relative to the current directory when below it.
 std::string shown_path(const std::string &path) {
-  std::error_code ec;
-  fs::path relative =
-      fs::absolute(path).lexically_normal().lexically_relative(fs::current_path(ec));
-  if (ec || relative.empty() || relative.string().rfind("..", 0) == 0)
+  fs::path here = current_directory();
+  fs::path relative = absolute_path(path).lexically_normal().lexically_relative(here);
+  if (here.empty() || relative.empty() || relative.string().rfind("..", 0) == 0)
     return path;
   return relative.string();
 }
