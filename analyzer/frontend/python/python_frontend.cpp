@@ -934,8 +934,17 @@ std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
     lone_cr_as_lf[cr] = '\n';
     text = &lone_cr_as_lf;
   }
+  // A UTF-8 byte order mark is not Python: parse from the byte after it, so offsets stay those
+  // of the file.
+  const bool bom = text->compare(0, 3, "\xEF\xBB\xBF") == 0;
+  if (bom) {
+    TSRange after_bom{{0, 3}, {UINT32_MAX, UINT32_MAX}, 3, UINT32_MAX};
+    ts_parser_set_included_ranges(parser.get(), &after_bom, 1);
+  }
   TSTree *tree = ts_parser_parse_string(parser.get(), nullptr, text->data(),
                                         static_cast<uint32_t>(text->size()));
+  if (bom)
+    ts_parser_set_included_ranges(parser.get(), nullptr, 0);
   if (!tree)
     return out;
   Lowering lowering(source, *out);
