@@ -1,11 +1,11 @@
 // Writing fixed files: atomic replacement, permissions, refusal when the file changed on disk or
 // is read-only, symlinks. Every test works in its own temporary directory.
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
 #include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "fixes/fix_files.h"
@@ -146,7 +146,6 @@ TEST_F(FixFilesTest, MissingFileFails) {
   EXPECT_EQ(result.status, WriteStatus::Failed);
   EXPECT_FALSE(fs::exists(path("gone.py")));
 }
-
 
 // A process appending to the file while --fix replaces it (issue 8's race_append.py): the
 // append must never be lost silently. The hooks make the two windows deterministic.

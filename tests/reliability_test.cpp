@@ -47,13 +47,17 @@ TEST(Utf8, RejectsOverlongSurrogatesAndOutOfRange) {
   EXPECT_FALSE(valid_utf8("\xF4\x90\x80\x80"));                    // past U+10FFFF
   EXPECT_FALSE(valid_utf8("\xC3"));                                // truncated
   EXPECT_FALSE(valid_utf8("\xFF"));
-  EXPECT_EQ(to_valid_utf8("a\xC0\xAF" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
+  EXPECT_EQ(to_valid_utf8("a\xC0\xAF"
+                          "b"),
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(first_invalid_utf8("ab\xED\xA0\x80"), 2u);
 }
 
 TEST(Utf8, AnOverlongSequenceInAFileIsNotChecked) {
   std::string path = ::testing::TempDir() + "devlint_overlong.py";
-  std::ofstream(path, std::ios::binary) << "import torch\nx = torch.zeros(1).to(\"cuda:0\xC0\xAF\")\n";
+  std::ofstream(path, std::ios::binary)
+      << "import torch\nx = torch.zeros(1).to(\"cuda:0\xC0\xAF\")\n";
   Diagnostic d;
   EXPECT_EQ(read_source_file(path, 1 << 20, d), nullptr);
   EXPECT_EQ(d.severity, Severity::Error);
@@ -67,9 +71,9 @@ TEST(Utf8, EveryFormatRendersANonUtf8FileName) {
   auto file = testing::source(tiny_model(), "models/modeling_\xFF\xC0\xAF.py");
   std::vector<Finding> findings = check_package({file.get()}, {file.get()}, CheckOptions{});
   ASSERT_FALSE(findings.empty());
-  for (OutputFormat format : {OutputFormat::Json, OutputFormat::JsonLines, OutputFormat::Sarif,
-                              OutputFormat::Gitlab, OutputFormat::Junit, OutputFormat::Github,
-                              OutputFormat::Full, OutputFormat::Concise}) {
+  for (OutputFormat format :
+       {OutputFormat::Json, OutputFormat::JsonLines, OutputFormat::Sarif, OutputFormat::Gitlab,
+        OutputFormat::Junit, OutputFormat::Github, OutputFormat::Full, OutputFormat::Concise}) {
     std::ostringstream out;
     ASSERT_NO_THROW(render(format, out, findings, RenderOptions{}));
     std::string text = out.str();
@@ -97,8 +101,8 @@ TEST(SuppressionScanner, ThousandsOfCodesDoNotOverflowTheStack) {
 }
 
 TEST(SuppressionScanner, AnUnterminatedIgnoreBracketIsMalformed) {
-  auto file =
-      testing::source("import torch\nx = 1  # devlint: ignore[DL001" + std::string(40000, 'x') + "\n");
+  auto file = testing::source("import torch\nx = 1  # devlint: ignore[DL001" +
+                              std::string(40000, 'x') + "\n");
   std::vector<Suppression> found = parse_suppressions(*file);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_FALSE(found[0].malformed.empty());
@@ -160,17 +164,18 @@ TEST(UnusedSuppressionFix, NeverTurnsCommentTextIntoCode) {
 // replaced the frame's environment under a reference into it (heap use-after-free, seen with
 // AddressSanitizer).
 TEST(PlacementAnalysis, ComprehensionArgumentToALayerInALoop) {
-  const std::string text = "import torch\n"
-                           "from torch import nn\n\n\n"
-                           "class M(nn.Module):\n"
-                           "    def __init__(self):\n"
-                           "        super().__init__()\n"
-                           "        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(2)])\n\n"
-                           "    def forward(self, xs, h):\n"
-                           "        for layer in self.layers:\n"
-                           "            y = layer([x for x in xs])\n"
-                           "            h = torch.cat((h, y), dim=0)\n"
-                           "        return h\n";
+  const std::string text =
+      "import torch\n"
+      "from torch import nn\n\n\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(2)])\n\n"
+      "    def forward(self, xs, h):\n"
+      "        for layer in self.layers:\n"
+      "            y = layer([x for x in xs])\n"
+      "            h = torch.cat((h, y), dim=0)\n"
+      "        return h\n";
   std::vector<Finding> findings = testing::check_text(text);
   EXPECT_EQ(where(findings), std::vector<std::string>{"DL001@13:17"});
 }

@@ -5,20 +5,20 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 #include <unordered_set>
 
 #include "driver/path_patterns.h"
-#include "model/paths.h"
-#include "model/utf8.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
+#include "model/paths.h"
+#include "model/utf8.h"
 #include "placement/placement_analysis.h"
 #include "placement/unit_placement.h"
 
@@ -249,9 +249,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
-      cannot(path, ec && ec != std::errc::no_such_file_or_directory
-                       ? "not checked: " + ec.message()
-                       : "no such file or directory");
+      cannot(path, ec && ec != std::errc::no_such_file_or_directory ? "not checked: " + ec.message()
+                                                                    : "no such file or directory");
       continue;
     }
     if (fs::is_directory(status)) {

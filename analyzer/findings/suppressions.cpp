@@ -133,9 +133,7 @@ SourceRange range_of(const SourceFile &file, uint32_t begin, uint32_t end) {
 // The directives are read by hand rather than with std::regex: its backtracking recursion
 // overflows the stack on a comment with thousands of codes. Every scan below is linear.
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
-bool is_word(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-}
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
 bool is_separator(char c) { return c == ',' || is_blank(c); }
 
 size_t skip_blanks(std::string_view s, size_t i) {
@@ -191,7 +189,8 @@ size_t flake8_code_end(std::string_view s, size_t i) {
 // reported.
 void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
                    std::vector<Suppression> &out) {
-  std::string_view body = std::string_view(file.text).substr(comment.begin, comment.end - comment.begin);
+  std::string_view body =
+      std::string_view(file.text).substr(comment.begin, comment.end - comment.begin);
   uint32_t line = range_of(file, comment.begin, comment.begin).line;
   auto add = [&](Suppression::Scope scope, size_t at, size_t length, std::vector<std::string> codes,
                  bool shared, std::string malformed = {}) {
@@ -369,8 +368,8 @@ Fix removal_fix(const SourceFile &file, const Suppression &s) {
   bool rest_blank = rest == std::string::npos || rest >= line_stop;
   if (begin == line_begin && rest_blank) // the directive was the whole line: remove the line
     end = line_stop + static_cast<uint32_t>(file.text.compare(line_stop, 2, "\r\n") == 0 ? 2
-                                             : line_stop < file.text.size()            ? 1
-                                                                                       : 0);
+                                            : line_stop < file.text.size()               ? 1
+                                                                                         : 0);
   else
     end = comment_stop;
   fix.edits.push_back({begin, end, ""});
@@ -412,10 +411,9 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
   if (diagnostics)
     for (const Suppression &s : suppressions)
       if (!s.malformed.empty())
-        diagnostics->push_back({Severity::Warning, file.display_path, s.comment.line,
-                                s.comment.column,
-                                "malformed suppression comment, it silences nothing: " +
-                                    s.malformed});
+        diagnostics->push_back(
+            {Severity::Warning, file.display_path, s.comment.line, s.comment.column,
+             "malformed suppression comment, it silences nothing: " + s.malformed});
   // used[i][k]: suppression i's code k silenced something (k == codes.size(): a bare directive).
   std::vector<std::vector<bool>> used(suppressions.size());
   for (size_t i = 0; i < suppressions.size(); ++i)

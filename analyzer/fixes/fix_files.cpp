@@ -260,12 +260,12 @@ WriteResult write_fixed_file(const std::string &path, const std::string &expecte
     Fd out(open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     bool saved = out.fd >= 0 && write_all(out.fd, recovered) && fsync(out.fd) == 0;
     return failure(WriteStatus::ChangedOnDisk,
-                   quoted(path) + " changed on disk while devlint was writing it, and could not "
-                                  "be put back safely; " +
-                       (saved ? "its text, with what was written meanwhile, is in " +
-                                    quoted(backup)
-                              : "saving its text to " + quoted(backup) + " failed: " +
-                                    last_error()));
+                   quoted(path) +
+                       " changed on disk while devlint was writing it, and could not "
+                       "be put back safely; " +
+                       (saved
+                            ? "its text, with what was written meanwhile, is in " + quoted(backup)
+                            : "saving its text to " + quoted(backup) + " failed: " + last_error()));
   }
   }
   WriteResult written;

@@ -101,8 +101,7 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
   if (options.files_not_checked)
-    out << options.files_not_checked
-        << (options.files_not_checked == 1 ? " file" : " files")
+    out << options.files_not_checked << (options.files_not_checked == 1 ? " file" : " files")
         << " could not be checked (see the errors above).\n";
 }
 
