@@ -29,6 +29,9 @@ struct RenderOptions {
   bool nothing_checked = false;
   size_t files_not_checked = 0;
   bool run_failed = false; // the run exits with 2
+  // Where a team hosts the rule docs (`docs-url`): a URL with `{code}` or `{name}` in it, or a
+  // base that `/<CODE>.md` is appended to. Empty: no links at all (devlint has no public home).
+  std::string docs_url;
 };
 
 void render_full(std::ostream &out, const std::vector<Finding> &findings,
@@ -57,7 +60,8 @@ void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &
 // Shared by renderers: whether the finding's fix would be applied by --fix.
 bool fix_available(const Finding &f, const RenderOptions &options);
 
-// Where the rule's documentation lives online (SARIF helpUri, JSON "url").
-std::string rule_doc_url(const std::string &code);
+// Where the rule's documentation lives online (SARIF helpUri, JSON "url"); empty without a
+// `docs-url` setting.
+std::string rule_doc_url(const std::string &code, const RenderOptions &options);
 
 } // namespace devlint
