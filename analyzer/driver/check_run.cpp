@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Lowers one file; with `diagnostics` (a reported file), its syntax errors become a warning.
+// Lowers one file; with `diagnostics` (a reported file), its syntax errors and code nested too
+// deep to analyze become warnings.
 std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
                                          std::vector<Diagnostic> *diagnostics) {
   std::unique_ptr<SyntaxFile> syntax = lower_python(source);
@@ -40,12 +41,19 @@ std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
                 std::to_string(syntax->syntax_errors.size()) + " error region(s))";
     diagnostics->push_back(d);
   }
+  if (diagnostics && !syntax->too_deep.empty()) {
+    const SourceRange &r = syntax->too_deep.front();
+    diagnostics->push_back({Severity::Warning, source.display_path, r.line, r.column,
+                            "nested more than " + std::to_string(kMaxSyntaxDepth) +
+                                " levels deep; the code inside was not analyzed"});
+  }
   return syntax;
 }
 
 std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>> &syntax,
                                    const std::vector<const SourceFile *> &reported,
-                                   const CheckOptions &options) {
+                                   const CheckOptions &options,
+                                   std::vector<Diagnostic> *diagnostics) {
   std::vector<const SyntaxFile *> files;
   for (const auto &file : syntax)
     files.push_back(file.get());
@@ -54,7 +62,7 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   PlacementModel placement(*package);
   SiteChecker checker(placement, options.selection, reported_set);
   analyze_package(*package, placement, checker);
-  return filter_findings(checker.take_findings(), reported, options);
+  return filter_findings(checker.take_findings(), reported, options, diagnostics);
 }
 
 } // namespace
@@ -67,12 +75,13 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   for (const SourceFile *source : sources)
     syntax.push_back(lower_source(*source, reported_set.count(source) ? diagnostics : nullptr));
-  return check_lowered(syntax, reported, options);
+  return check_lowered(syntax, reported, options, diagnostics);
 }
 
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
                                      const std::vector<const SourceFile *> &reported,
-                                     const CheckOptions &options) {
+                                     const CheckOptions &options,
+                                     std::vector<Diagnostic> *diagnostics) {
   RuleSelection unfixable{options.unfixable, {}};
   std::vector<Finding> out;
   for (const SourceFile *file : reported) {
@@ -85,7 +94,7 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
       if (glob_matches(entry.pattern, file->path, options.base_directory))
         policy.selection.ignore.insert(policy.selection.ignore.end(), entry.codes.begin(),
                                        entry.codes.end());
-    for (Finding &f : apply_suppressions(std::move(own), *file, policy)) {
+    for (Finding &f : apply_suppressions(std::move(own), *file, policy, diagnostics)) {
       if (f.fix && !options.unfixable.empty() && unfixable.enabled(f.code)) {
         f.fix.reset();
         f.no_fix_reason =
@@ -109,8 +118,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   OptionsForDirectory options_for = [&](const fs::path &directory) -> const CheckOptions & {
     return per_directory ? per_directory->options_for(directory.string()) : options;
   };
-  std::map<std::string, PackageJob> packages =
-      discover_packages(paths, options_for, texts, result.diagnostics, result.had_error);
+  std::map<std::string, PackageJob> packages = discover_packages(paths, options_for, texts, result);
   std::vector<PackageJob *> jobs;
   for (auto &[dir, job] : packages) {
     std::sort(job.paths.begin(), job.paths.end());
@@ -122,6 +130,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     std::vector<Finding> findings;
     std::vector<Diagnostic> diagnostics;
     size_t checked = 0;
+    size_t not_checked = 0;
     bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
@@ -140,15 +149,17 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         auto file = load(path, package_options.max_file_bytes, d);
         if (!file) {
           out.error |= d.severity == Severity::Error;
+          out.not_checked += d.severity == Severity::Error;
           out.diagnostics.push_back(d);
           continue;
         }
-        if (file->text.empty() ||
-            (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text)))
+        if (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text))
+          continue; // found in a directory, and not model code: not devlint's to check
+        ++out.checked;
+        if (file->text.empty())
           continue;
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
-        ++out.checked;
       }
       if (!reported.empty() && !options.discover_only) {
         std::vector<Diagnostic> analysis_diagnostics;
@@ -181,7 +192,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           for (Diagnostic &d : cached->diagnostics)
             out.diagnostics.push_back(std::move(d));
         } else {
-          out.findings = check_lowered(syntax, reported, package_options);
+          out.findings = check_lowered(syntax, reported, package_options, &analysis_diagnostics);
           if (cache)
             cache->store(key, reported, out.findings, analysis_diagnostics);
           for (Diagnostic &d : analysis_diagnostics)
@@ -213,6 +224,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     for (auto &d : out.diagnostics)
       result.diagnostics.push_back(std::move(d));
     result.files_checked += out.checked;
+    result.files_not_checked += out.not_checked;
     result.had_error |= out.error;
   }
   std::stable_sort(result.findings.begin(), result.findings.end(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "driver/path_patterns.h"
+#include "driver/source_reading.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -29,10 +30,15 @@ bool looks_like_model_code(const std::string &text) {
   return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
 }
 
-std::map<std::string, PackageJob>
-discover_packages(const std::vector<std::string> &paths, const OptionsForDirectory &options_for,
-                  const SourceTexts *texts, std::vector<Diagnostic> &diagnostics, bool &had_error) {
+std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
+                                                    const OptionsForDirectory &options_for,
+                                                    const SourceTexts *texts, CheckResult &result) {
   std::map<std::string, PackageJob> packages;
+  auto cannot = [&result](const std::string &path, const std::string &what) {
+    result.diagnostics.push_back({Severity::Error, display_path(path), 0, 0, what});
+    result.had_error = true;
+    ++result.files_not_checked;
+  };
   for (const std::string &path : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
@@ -40,47 +46,71 @@ discover_packages(const std::vector<std::string> &paths, const OptionsForDirecto
     if (given_as_text)
       status = fs::file_status(fs::file_type::regular);
     else if (ec || !fs::exists(status)) {
-      diagnostics.push_back({Severity::Error, path, 0, 0, "no such file or directory"});
-      had_error = true;
+      cannot(path, ec && ec != std::errc::no_such_file_or_directory ? "not checked: " + ec.message()
+                                                                    : "no such file or directory");
       continue;
     }
     if (fs::is_directory(status)) {
-      fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec),
-          end;
-      if (ec) {
-        diagnostics.push_back(
-            {Severity::Error, path, 0, 0, "cannot list directory: " + ec.message()});
-        had_error = true;
-        continue;
-      }
-      for (; it != end; it.increment(ec)) {
+      // An explicit walk rather than recursive_directory_iterator: every directory that cannot
+      // be listed is reported (not skipped), and symlinked directories are not followed, so a
+      // symlink loop cannot make it run forever.
+      std::vector<fs::path> pending{fs::path(path)};
+      while (!pending.empty()) {
+        fs::path directory = std::move(pending.back());
+        pending.pop_back();
+        fs::directory_iterator it(directory, ec), end;
         if (ec) {
-          diagnostics.push_back(
-              {Severity::Warning, it->path().string(), 0, 0, "cannot list: " + ec.message()});
+          cannot(directory.string(), "not checked: cannot list the directory: " + ec.message());
+          continue;
+        }
+        std::vector<fs::directory_entry> entries;
+        for (; it != end; it.increment(ec)) {
+          if (ec)
+            break;
+          entries.push_back(*it);
+        }
+        if (ec) {
+          cannot(directory.string(),
+                 "not checked completely: listing the directory failed: " + ec.message());
           ec.clear();
-          continue;
         }
-        fs::path entry = it->path().lexically_normal();
-        const CheckOptions &here = options_for(entry.parent_path());
-        if (it->is_directory(ec)) {
-          if (skipped_directory(entry) ||
+        std::sort(entries.begin(), entries.end(),
+                  [](const auto &a, const auto &b) { return a.path() < b.path(); });
+        std::vector<fs::path> subdirectories;
+        for (const fs::directory_entry &item : entries) {
+          fs::path entry = item.path().lexically_normal();
+          const CheckOptions &here = options_for(entry.parent_path());
+          fs::file_status own = item.symlink_status(ec);
+          if (!ec && fs::is_directory(own)) {
+            if (!skipped_directory(entry) &&
+                !any_glob_matches(here.exclude, entry.string(), here.base_directory))
+              subdirectories.push_back(entry);
+            continue;
+          }
+          ec.clear();
+          if (entry.extension() != ".py" ||
               any_glob_matches(here.exclude, entry.string(), here.base_directory))
-            it.disable_recursion_pending();
-          continue;
+            continue;
+          fs::file_status target = item.status(ec);
+          if (ec) { // a dangling symlink, a symlink loop, a file that vanished
+            cannot(entry.string(), "not checked: " + ec.message());
+            ec.clear();
+            continue;
+          }
+          if (fs::is_directory(target))
+            continue; // a symlink to a directory named like a file: not followed
+          bool by_name = here.include.empty()
+                             ? default_included_by_name(entry)
+                             : any_glob_matches(here.include, entry.string(), here.base_directory);
+          if (!by_name && !here.include.empty())
+            continue;
+          PackageJob &job = packages[entry.parent_path().string()];
+          job.options = &here;
+          job.paths.push_back(entry.string());
+          if (!by_name)
+            job.by_content.insert(entry.string());
         }
-        if (!it->is_regular_file(ec) || entry.extension() != ".py" ||
-            any_glob_matches(here.exclude, entry.string(), here.base_directory))
-          continue;
-        bool by_name = here.include.empty()
-                           ? default_included_by_name(entry)
-                           : any_glob_matches(here.include, entry.string(), here.base_directory);
-        if (!by_name && !here.include.empty())
-          continue;
-        PackageJob &job = packages[entry.parent_path().string()];
-        job.options = &here;
-        job.paths.push_back(entry.string());
-        if (!by_name)
-          job.by_content.insert(entry.string());
+        pending.insert(pending.end(), subdirectories.rbegin(), subdirectories.rend());
       }
     } else {
       fs::path p = fs::path(path).lexically_normal();

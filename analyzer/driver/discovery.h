@@ -22,11 +22,11 @@ struct PackageJob {
 using OptionsForDirectory = std::function<const CheckOptions &(const std::filesystem::path &)>;
 
 // The packages under `paths` by directory (ordered, for determinism); a path in `texts` (stdin,
-// an editor buffer) needs no file on disk. Paths that do not exist
-// or cannot be listed add diagnostics (errors set `had_error`).
-std::map<std::string, PackageJob>
-discover_packages(const std::vector<std::string> &paths, const OptionsForDirectory &options_for,
-                  const SourceTexts *texts, std::vector<Diagnostic> &diagnostics, bool &had_error);
+// an editor buffer) needs no file on disk. Inputs that cannot be checked (missing, unlistable,
+// dangling links) are reported in `result` (diagnostics, files_not_checked, had_error).
+std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
+                                                    const OptionsForDirectory &options_for,
+                                                    const SourceTexts *texts, CheckResult &result);
 
 // Files kept by content rather than by name: only those that use torch.
 bool looks_like_model_code(const std::string &text);

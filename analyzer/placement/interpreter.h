@@ -109,6 +109,12 @@ private:
   void exec_if(const Stmt *s);
   void exec_loop(const Stmt *s);
   bool over_budget() const;
+  // Branches, loops, try and comprehensions copy and join the environment, which costs its size:
+  // in a function with tens of thousands of locals (generated code) the analysis would be
+  // quadratic in the function's length. Past this many names they run in sequence on one
+  // environment instead (loops once): coarser, but linear, and no hand-written model gets here.
+  static constexpr size_t kMaxJoinedEnvironment = 1024;
+  bool environment_too_large() const;
   void assign(const Expr *target, const Value &v, const Expr *value_expr);
 
   // ---- expressions (interpreter_expressions.cpp) ----

@@ -308,8 +308,11 @@ Value Interpreter::eval_call(const Expr *call) {
   if (callee->kind == ExprKind::Name) {
     std::string_view name = callee->text;
     auto local = frame_->env.find(name);
-    if (local != frame_->env.end()) {
-      const Value &v = local->second;
+    const bool is_local = local != frame_->env.end();
+    if (is_local) {
+      // A copy: evaluating the arguments may replace the environment (a comprehension
+      // restores its saved copy), which would leave a reference into it dangling.
+      const Value v = local->second;
       if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
         return module_call(v, call, eval_args(call));
       if (v.kind == Value::Kind::LossFunction)
@@ -318,7 +321,7 @@ Value Interpreter::eval_call(const Expr *call) {
     auto nested = frame_->local_functions.find(name);
     const FunctionDef *fn =
         nested != frame_->local_functions.end() ? nested->second : pkg_.find_function(name);
-    if (fn && local == frame_->env.end()) {
+    if (fn && !is_local) {
       Args args = eval_args(call);
       return call_function(fn, call, args, false, frame_->unit);
     }

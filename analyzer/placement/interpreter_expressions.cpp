@@ -125,10 +125,16 @@ Value Interpreter::eval(const Expr *e) {
     return eval(e->operands[0]);
   case ExprKind::Comprehension: {
     Value element = element_of(e->operands[1]);
-    Env saved = frame_->env;
-    assign(e->operands[2], element, nullptr);
-    Value body = eval(e->operands[0]);
-    frame_->env = std::move(saved);
+    Value body;
+    if (environment_too_large()) { // see kMaxJoinedEnvironment
+      assign(e->operands[2], element, nullptr);
+      body = eval(e->operands[0]);
+    } else {
+      Env saved = frame_->env;
+      assign(e->operands[2], element, nullptr);
+      body = eval(e->operands[0]);
+      frame_->env = std::move(saved);
+    }
     Value v;
     v.kind = Value::Kind::Tuple;
     v.origins = origins_of(body);

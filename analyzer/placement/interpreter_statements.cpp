@@ -99,6 +99,15 @@ void Interpreter::exec(const Stmt *s) {
     exec_block(s->body);
     break;
   case StmtKind::Try: {
+    if (environment_too_large()) {
+      exec_block(s->body);
+      for (const auto &handler : s->handlers)
+        exec_block(handler);
+      frame_->terminated = false;
+      exec_block(s->orelse);
+      exec_block(s->finalbody);
+      break;
+    }
     Env before = frame_->env;
     exec_block(s->body);
     bool body_terminated = frame_->terminated;
@@ -150,6 +159,14 @@ void Interpreter::exec_if(const Stmt *s) {
     return;
   }
   eval(s->value);
+  if (environment_too_large()) {
+    exec_block(s->body);
+    bool then_terminated = frame_->terminated;
+    frame_->terminated = false;
+    exec_block(s->orelse);
+    frame_->terminated = then_terminated && frame_->terminated;
+    return;
+  }
   Env before = frame_->env;
   exec_block(s->body);
   Env then_env = std::move(frame_->env);
@@ -186,12 +203,21 @@ void Interpreter::exec_loop(const Stmt *s) {
   // the work stays linear in the code.
   int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
   ++loop_depth_;
-  Env before = frame_->env;
   Value element;
   if (s->kind == StmtKind::For)
     element = element_of(s->value);
   else
     eval(s->value);
+  if (environment_too_large()) {
+    if (s->kind == StmtKind::For)
+      assign(s->targets[0], element, nullptr);
+    exec_block(s->body);
+    frame_->terminated = false;
+    --loop_depth_;
+    exec_block(s->orelse);
+    return;
+  }
+  Env before = frame_->env;
   Env after_first;
   for (int pass = 0; pass < passes; ++pass) {
     if (s->kind == StmtKind::For)
@@ -212,6 +238,10 @@ void Interpreter::exec_loop(const Stmt *s) {
 }
 
 bool Interpreter::over_budget() const { return statements_run_ > kStatementBudget; }
+
+bool Interpreter::environment_too_large() const {
+  return frame_->env.size() > kMaxJoinedEnvironment;
+}
 
 void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_expr) {
   if (!target)

@@ -93,9 +93,9 @@ Value Interpreter::input_for(const Parameter &p) {
   }
   if (!p.annotation.empty() && !tensorish_annotation(p.annotation))
     return Value::neutral();
-  const auto &skip = frame_->unit ? frame_->unit->scope->skip_keys : pkg_.skip_keys;
-  bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
-                 (skip.empty() && p.name == "past_key_values");
+  const auto &skip = frame_->unit ? frame_->unit->scope->skip_key_set : pkg_.skip_key_set;
+  bool skipped =
+      skip.count(std::string(p.name)) != 0 || (skip.empty() && p.name == "past_key_values");
   // A free function's arguments may come from anywhere, the CPU included: only its callers,
   // which inline it with real origins, can tell.
   bool unknown = frame_->unit == nullptr;
