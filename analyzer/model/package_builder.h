@@ -34,6 +34,8 @@ public:
 
 private:
   Package &pkg_;
+  const SyntaxFile *scanning_file_ =
+      nullptr; // the file of the class being scanned: names resolve there
 
   // What module class a constructor expression builds, following small builder functions.
   struct Built {
