@@ -90,6 +90,11 @@ public:
         config.unsafe_fixes = boolean(node, key);
       else if (key == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
+      else if (key == "libtorch") {
+        if (!node.is_string())
+          fail(node, key, "expected a directory (a string)");
+        config.libtorch = *node.value<std::string>();
+      }
       else if (key == "per-file-ignores") {
         const toml::table *entries = node.as_table();
         if (!entries)

@@ -29,6 +29,7 @@ struct ConfigFile {
   std::vector<std::string> extend_exclude;
   std::vector<PerFileIgnore> per_file_ignores;
   std::optional<bool> unsafe_fixes, report_unused_suppressions;
+  std::optional<std::string> libtorch; // LibTorch's directory, relative to `directory`
 };
 
 // Reads a configuration file. Returns nullopt for a pyproject.toml without [tool.devlint].

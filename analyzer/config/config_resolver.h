@@ -21,6 +21,9 @@ struct CommandLineSettings {
   std::optional<bool> report_unused_suppressions, unsafe_fixes;
   bool force_exclude = false;
   unsigned jobs = 0;
+  std::string libtorch_dir; // --libtorch
+  std::string build_dir;    // -p
+  std::string pch_dir;      // where the precompiled LibTorch header is cached
 };
 
 enum class ConfigDiscovery {

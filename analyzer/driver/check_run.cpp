@@ -57,6 +57,24 @@ bool looks_like_model_code(const std::string &text) {
   return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
 }
 
+// The default `include` for C++: sources that include a LibTorch header.
+bool includes_torch_header(const std::string &text) {
+  for (const char *header : {"<torch/", "\"torch/", "<ATen/", "\"ATen/"})
+    for (size_t pos = text.find(header); pos != std::string::npos; pos = text.find(header, pos + 1)) {
+      size_t line = text.rfind('\n', pos);
+      std::string_view before(text.data() + (line == std::string::npos ? 0 : line + 1),
+                              pos - (line == std::string::npos ? 0 : line + 1));
+      if (before.find("#include") != std::string_view::npos ||
+          before.find("# include") != std::string_view::npos)
+        return true;
+    }
+  return false;
+}
+
+Language language_of(const std::string &path) {
+  return is_cpp_source_path(path) || is_cpp_header_path(path) ? Language::Cpp : Language::Python;
+}
+
 std::string display_path(const fs::path &p) {
   std::error_code ec;
   fs::path rel = fs::relative(p, fs::current_path(ec), ec);
@@ -76,6 +94,7 @@ struct PackageJob {
 namespace {
 std::unique_ptr<SourceFile> source_from_text(const std::string &path, const std::string &text) {
   auto file = std::make_unique<SourceFile>();
+  file->language = language_of(path);
   file->path = path;
   file->display_path = display_path(path);
   file->text = text;
@@ -107,6 +126,7 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
     return nullptr;
   }
   auto file = std::make_unique<SourceFile>();
+  file->language = language_of(path);
   file->path = path;
   file->display_path = display_path(path);
   diagnostic.path = file->display_path;
@@ -130,6 +150,62 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
   return file;
 }
 
+namespace {
+
+std::vector<Finding> analyze_files(const std::vector<const SyntaxFile *> &files,
+                                   const std::unordered_set<const SourceFile *> &reported,
+                                   const CheckOptions &options) {
+  auto package = build_package(files, options.overrides);
+  PlacementModel placement(*package);
+  SiteChecker checker(placement, options.selection, reported);
+  analyze_package(*package, placement, checker);
+  return checker.take_findings();
+}
+
+// Header files a run has already reported through another translation unit: each is reported
+// once, by the first unit that includes it.
+struct HeaderClaims {
+  std::mutex mutex;
+  std::unordered_set<std::string> claimed;
+  bool claim(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return claimed.insert(path).second;
+  }
+};
+
+// One C++ translation unit: its own package (the main file and the project headers it
+// includes). Claimed headers move to `kept`, so findings in them outlive the call.
+std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &options,
+                                    const SourceTexts *texts, HeaderClaims *claims,
+                                    std::vector<std::unique_ptr<SourceFile>> *kept,
+                                    std::vector<Diagnostic> &diagnostics, bool &error) {
+  CppUnit unit = lower_cpp(main, options.cpp, texts);
+  for (Diagnostic &d : unit.diagnostics) {
+    error |= d.severity == Severity::Error;
+    diagnostics.push_back(std::move(d));
+  }
+  std::vector<const SyntaxFile *> files;
+  for (const auto &syntax : unit.syntax)
+    files.push_back(syntax.get());
+  std::unordered_set<const SourceFile *> reported{&main};
+  std::vector<const SourceFile *> reported_list{&main};
+  if (claims && kept)
+    for (auto &header : unit.headers)
+      if (header->path != main.path && claims->claim(header->path)) {
+        reported.insert(header.get());
+        reported_list.push_back(header.get());
+      }
+  std::vector<Finding> findings =
+      filter_findings(analyze_files(files, reported, options), reported_list, options);
+  if (kept)
+    for (auto &header : unit.headers)
+      if (reported.count(header.get()))
+        kept->push_back(std::move(header));
+  return findings;
+}
+
+} // namespace
+
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
@@ -137,7 +213,20 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::vector<const SyntaxFile *> files;
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
+  std::vector<Finding> cpp_findings;
   for (const SourceFile *source : sources) {
+    if (source->language == Language::Cpp) {
+      if (!reported_set.count(source))
+        continue;
+      std::vector<Diagnostic> unit_diagnostics;
+      bool error = false;
+      for (Finding &f : check_cpp_unit(*source, options, nullptr, nullptr, nullptr,
+                                       unit_diagnostics, error))
+        cpp_findings.push_back(std::move(f));
+      if (diagnostics)
+        diagnostics->insert(diagnostics->end(), unit_diagnostics.begin(), unit_diagnostics.end());
+      continue;
+    }
     syntax.push_back(lower_python(*source));
     files.push_back(syntax.back().get());
     if (diagnostics && reported_set.count(source) && !syntax.back()->syntax_errors.empty()) {
@@ -152,11 +241,18 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
       diagnostics->push_back(d);
     }
   }
-  auto package = build_package(files, options.overrides);
-  PlacementModel placement(*package);
-  SiteChecker checker(placement, options.selection, reported_set);
-  analyze_package(*package, placement, checker);
-  return filter_findings(checker.take_findings(), reported, options);
+  std::vector<Finding> findings;
+  if (!files.empty()) {
+    std::vector<const SourceFile *> python_reported;
+    for (const SourceFile *file : reported)
+      if (file->language != Language::Cpp)
+        python_reported.push_back(file);
+    findings = filter_findings(analyze_files(files, reported_set, options), python_reported,
+                               options);
+  }
+  for (Finding &f : cpp_findings)
+    findings.push_back(std::move(f));
+  return findings;
 }
 
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
@@ -231,11 +327,12 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             it.disable_recursion_pending();
           continue;
         }
-        if (!it->is_regular_file(ec) || entry.extension() != ".py" ||
+        bool cpp = is_cpp_source_path(entry.string());
+        if (!it->is_regular_file(ec) || (entry.extension() != ".py" && !cpp) ||
             any_glob_matches(here.exclude, entry.string(), here.base_directory))
           continue;
         bool by_name = here.include.empty()
-                           ? default_included_by_name(entry)
+                           ? !cpp && default_included_by_name(entry)
                            : any_glob_matches(here.include, entry.string(), here.base_directory);
         if (!by_name && !here.include.empty())
           continue;
@@ -271,6 +368,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
+  HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
@@ -285,9 +383,19 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           out.diagnostics.push_back(d);
           continue;
         }
-        if (file->text.empty() ||
-            (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text)))
+        bool wanted = file->language == Language::Cpp ? includes_torch_header(file->text)
+                                                      : looks_like_model_code(file->text);
+        if (file->text.empty() || (jobs[i]->by_content.count(path) && !wanted))
           continue;
+        if (file->language == Language::Cpp) {
+          // A translation unit is its own package: everything it uses is in what it includes.
+          for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
+                                           &out.files, out.diagnostics, out.error))
+            out.findings.push_back(std::move(f));
+          out.files.push_back(std::move(file));
+          ++out.checked;
+          continue;
+        }
         sources.push_back(file.get());
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
@@ -320,7 +428,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         }
       }
       if (!sources.empty())
-        out.findings = check_package(sources, reported, package_options, &out.diagnostics);
+        for (Finding &f : check_package(sources, reported, package_options, &out.diagnostics))
+          out.findings.push_back(std::move(f));
     }
   };
   unsigned threads =

@@ -10,6 +10,7 @@
 
 #include "findings/finding.h"
 #include "findings/site_checker.h"
+#include "frontend/cpp/cpp_frontend.h"
 #include "model/module_model.h"
 
 namespace devlint {
@@ -35,6 +36,7 @@ struct CheckOptions {
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
+  CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
 };
 
 // Resolves the options for the files of one directory (for example from the nearest config

@@ -67,11 +67,16 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
     std::vector<std::pair<const Origin *, std::string>> groups;
   };
   std::vector<Grouped> operands(site.operands.size());
+  bool explicit_placement = site.file && site.file->explicit_placement;
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
       std::string g = placement_.group_of(*o, site.unit);
       bool literal = starts_with(g, "literal:");
-      if (g.empty() || literal != (site.kind == SiteKind::ModelCall))
+      // Literal devices are the model's business in script code: where a model is called, and,
+      // where code is placed explicitly (LibTorch), wherever script code combines tensors.
+      bool explicit_script = explicit_placement && !site.unit;
+      if (g.empty() || (literal && site.kind != SiteKind::ModelCall && !explicit_script) ||
+          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && g == "cpu")))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
       if (site.operands[i].is_index && g == "cpu")
@@ -225,9 +230,64 @@ std::optional<TextEdit> SiteChecker::create_fresh_on_anchor(const Site &site, co
   return std::nullopt;
 }
 
+// Where code is placed explicitly (LibTorch), a model placed on a literal device takes its inputs
+// there: move each input to that device, written out (the module has no `.device()`).
+void SiteChecker::attach_model_input_fix(Finding &finding, const Site &site,
+                                         const Mismatch &m) const {
+  const SourceFile &file = *site.file->source;
+  const Origin *placed = nullptr;
+  for (const Origin *o : site.operands[m.anchor].origins)
+    if (o->kind == OriginKind::LiteralDevice)
+      placed = placed && placed->label != o->label ? nullptr : o;
+  if (!placed || site.operands[m.anchor].origins.size() != 1) {
+    finding.no_fix_reason = "the model's device is not one known device";
+    return;
+  }
+  std::string label(placed->label);
+  std::string device = label == "cuda" ? "torch::kCUDA" : "torch::Device(\"" + label + "\")";
+  Fix fix;
+  for (size_t i : m.moved) {
+    const Expr *operand = site.operands[i].expr;
+    if (!operand || operand->range.end <= operand->range.begin)
+      continue;
+    // A tensor made on the CPU for the model is best made (or, for from_blob's host memory,
+    // moved) where it is made: the operand may be a container of such tensors.
+    const OriginSet &origins = site.operands[i].origins;
+    const Origin *fresh = origins.size() == 1 && origins[0]->kind == OriginKind::Fresh &&
+                                  origins[0]->label != "cpu" && origins[0]->file == site.file &&
+                                  site.function
+                              ? origins[0]
+                              : nullptr;
+    if (const Expr *made = fresh ? find_expr(*site.function, fresh->range) : nullptr) {
+      if (auto edit = create_on_device_text_edit(file, made, device)) {
+        fix.edits.push_back(*edit);
+        continue;
+      }
+    }
+    if (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
+        origins[0]->range.end == operand->range.end) {
+      fix.edits.push_back(move_to_device_text_edit(file, operand, device));
+      continue;
+    }
+    finding.no_fix_reason = "the input is not made in this function, where it could be placed";
+    return;
+  }
+  if (fix.edits.empty()) {
+    finding.no_fix_reason = "the operand is not a single expression at the site";
+    return;
+  }
+  fix.title = "Move `" + shorten(file.slice(site.operands[m.moved.front()].expr->range)) +
+              "` to the model's device `" + device + "`";
+  finding.fix = std::move(fix);
+}
+
 void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &site,
                              const Mismatch &m) const {
   const SourceFile &file = *site.file->source;
+  if (site.kind == SiteKind::ModelCall && site.file->explicit_placement) {
+    attach_model_input_fix(finding, site, m);
+    return;
+  }
   if (rule.info().fix == FixStrategy::None) {
     finding.no_fix_reason = "the right device depends on intent";
     return;
@@ -258,12 +318,12 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
     return;
   }
   const Expr *first = site.operands[m.moved.front()].expr;
-  fix.title = "Move `" + shorten(file.slice(first->range)) + "` to `" + anchor + ".device`";
+  fix.title = "Move `" + shorten(file.slice(first->range)) + "` to `" + device_of(file, anchor) + "`";
   if (created && fix.edits.size() == 1)
     fix.title =
         "Create `" + shorten(file.slice(first->range)) + "` on the device of `" + anchor + "`";
   if (m.moved.size() > 1)
-    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + anchor + ".device`";
+    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
   // A list built elsewhere has no per-element expression to move.
   if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
     finding.no_fix_reason = "the tensors are collected in a list built elsewhere";

@@ -157,7 +157,7 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
   static const std::regex noqa(
       R"(#\s*(?:noqa|NOQA)(?::\s*([A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?)");
   // clang-tidy-style `NOLINT`, `NOLINT(check, ...)`, `NOLINTNEXTLINE(...)`.
-  static const std::regex nolint(R"(NOLINT(NEXTLINE)?(?:\(([^)]*)\))?)");
+  static const std::regex nolint(R"(NOLINT(NEXTLINE|BEGIN|END)?(?:\(([^)]*)\))?)");
 
   bool file_level_allowed = comment.own_line;
   for (std::sregex_iterator it(body.begin(), body.end(), devlint_directive), end; it != end; ++it) {
@@ -180,7 +180,29 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
   }
   for (std::sregex_iterator it(body.begin(), body.end(), nolint), end; it != end; ++it) {
     const std::smatch &m = *it;
-    auto scope = m[1].matched ? Suppression::Scope::NextLine : Suppression::Scope::Line;
+    // NOLINTEND closes the last NOLINTBEGIN with the same checks (parse_suppressions pairs
+    // them); it silences nothing itself.
+    if (m[1].matched && m[1].str() == "END") {
+      std::vector<std::string> codes;
+      bool all = !m[2].matched;
+      for (const std::string &check : split_codes(m[2].str())) {
+        all |= check == "*" || check == "devlint-*";
+        if (check.rfind("devlint-", 0) == 0 && check != "devlint-*")
+          codes.push_back(check.substr(8));
+      }
+      if (!all && codes.empty())
+        continue; // another tool's range
+      Suppression close;
+      close.scope = Suppression::Scope::Range;
+      close.closes_range = true;
+      close.line = line;
+      close.codes = all ? std::vector<std::string>{} : codes;
+      out.push_back(std::move(close));
+      continue;
+    }
+    auto scope = !m[1].matched           ? Suppression::Scope::Line
+                 : m[1].str() == "BEGIN" ? Suppression::Scope::Range
+                                         : Suppression::Scope::NextLine;
     if (!m[2].matched) {
       add(scope, m.position(0), m.length(0), {}, true);
       continue;
@@ -212,6 +234,8 @@ bool covers(const Suppression &s, const Finding &f) {
   case Suppression::Scope::Line:
   case Suppression::Scope::NextLine:
     return s.line >= f.range.line && s.line <= std::max(f.range.line, f.range.end_line);
+  case Suppression::Scope::Range:
+    return f.range.line >= s.line && f.range.line <= s.end_line;
   }
   return false;
 }
@@ -260,7 +284,29 @@ std::vector<Suppression> parse_suppressions(const SourceFile &file) {
   std::vector<Suppression> out;
   for (const Comment &c : cpp ? cpp_comments(file.text) : python_comments(file.text))
     parse_comment(file, c, cpp, out);
-  return out;
+  if (!cpp)
+    return out;
+  // Pair each NOLINTEND with the last open NOLINTBEGIN naming the same checks; a NOLINTBEGIN
+  // left open runs to the end of the file.
+  std::vector<Suppression> paired;
+  std::vector<size_t> open;
+  for (Suppression &s : out) {
+    if (s.closes_range) {
+      for (size_t k = open.size(); k-- > 0;)
+        if (paired[open[k]].codes == s.codes) {
+          paired[open[k]].end_line = s.line;
+          open.erase(open.begin() + static_cast<std::ptrdiff_t>(k));
+          break;
+        }
+      continue;
+    }
+    if (s.scope == Suppression::Scope::Range) {
+      s.end_line = file.line_count();
+      open.push_back(paired.size());
+    }
+    paired.push_back(std::move(s));
+  }
+  return paired;
 }
 
 std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,

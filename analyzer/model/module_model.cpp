@@ -116,7 +116,7 @@ bool is_tensor_constructor(std::string_view leaf) {
   static const std::unordered_set<std::string_view> names = {
       "zeros",      "ones",        "empty",      "full",         "arange",       "range",
       "tensor",     "as_tensor",   "rand",       "randn",        "randint",      "randperm",
-      "eye",        "linspace",    "logspace",   "tril_indices", "triu_indices", "from_numpy",
+      "eye",        "linspace",    "logspace",   "tril_indices", "triu_indices", "from_numpy", "from_blob",
       "LongTensor", "FloatTensor", "BoolTensor", "IntTensor",    "Tensor",       "empty_strided",
       "normal",     "bernoulli",   "multinomial"};
   return names.count(leaf) > 0;
@@ -702,9 +702,14 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
       add_unique(pkg->skip_keys, k);
     }
   }
+  std::unordered_map<size_t, bool> explicit_placement;
+  for (size_t i = 0; i < files.size(); ++i)
+    explicit_placement[root(i)] = explicit_placement[root(i)] || files[i]->explicit_placement;
   for (auto &[r, scope] : scope_of_root) {
+    // Code placed only by explicit moves (LibTorch) is never split by a device map.
     scope->supports_device_map =
-        !has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty();
+        !explicit_placement[r] &&
+        (!has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty());
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, n);
     for (const std::string &k : overrides.extra_skip_keys)

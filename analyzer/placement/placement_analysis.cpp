@@ -209,7 +209,7 @@ public:
         file_of_[f] = file;
       for (const ClassDef *c : file->classes)
         for (const FunctionDef *m : c->methods)
-          file_of_[m] = file;
+          file_of_[m] = m->body_file ? m->body_file : file;
     }
   }
 
@@ -410,6 +410,7 @@ private:
     frame.unit = unit;
     frame.function = fn;
     frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
+    frame.script = fn->runs_as_script;
     Frame *saved = frame_;
     frame_ = &frame;
     bool method = unit && !fn->is_staticmethod;
@@ -1072,8 +1073,11 @@ private:
 
   // Reports a site; returns the anchor's origins when it was reported, else null.
   const OriginSet *emit(Site &site) {
-    if (frame_->script && site.kind != SiteKind::ModelCall)
-      return nullptr; // script code is checked for literal placements only
+    // Python script code is checked for literal placements only; where code is placed
+    // explicitly (LibTorch), script code combining placed tensors is checked like any code.
+    if (frame_->script && site.kind != SiteKind::ModelCall &&
+        !(frame_->file && frame_->file->explicit_placement))
+      return nullptr;
     site.unit = frame_->unit;
     site.function = call_stack_.empty() ? nullptr : call_stack_.back();
     site.file = frame_->file;
@@ -1300,7 +1304,7 @@ private:
         if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
           return args.positional[0];
       }
-      if (leaf == "from_numpy" || leaf == "tensor" || leaf == "as_tensor" || leaf == "zeros" ||
+      if (leaf == "from_numpy" || leaf == "from_blob" || leaf == "tensor" || leaf == "as_tensor" || leaf == "zeros" ||
           leaf == "ones" || leaf == "arange" || leaf == "full" || leaf == "empty" ||
           leaf == "rand" || leaf == "randn" || leaf == "randint" || leaf == "eye" ||
           leaf == "linspace" || leaf == "randperm" || leaf == "range" || leaf == "logspace" ||
@@ -1484,14 +1488,26 @@ private:
     SiteOperand anchor{model_expr, model.origins};
     anchor.keeps_device = true;
     site.operands.push_back(anchor);
+    // Where code is placed explicitly (LibTorch), a tensor made on the CPU is placed too.
+    bool explicit_placement = frame_->file && frame_->file->explicit_placement;
+    auto placed = [&](const Value &v) {
+      OriginSet all = origins_of(v);
+      return has_literal(v) ||
+             (explicit_placement && std::any_of(all.begin(), all.end(), [](const Origin *o) {
+                return o->kind == OriginKind::Fresh;
+              }));
+    };
     for (size_t i = 0; i < args.positional.size(); ++i)
-      if (has_literal(args.positional[i]))
-        site.operands.push_back({call->operands[i + 1], args.positional[i].origins});
+      if (placed(args.positional[i]))
+        site.operands.push_back({call->operands[i + 1], origins_of(args.positional[i])});
     for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
-      if (has_literal(args.keywords[k].second))
+      if (placed(args.keywords[k].second))
         site.operands.push_back({call->keywords[k].value, args.keywords[k].second.origins});
     if (site.operands.size() > 1)
       emit(site);
+    // The outputs of a model placed on one device sit there.
+    if (explicit_placement)
+      return model;
     return first_tensor(args);
   }
 
