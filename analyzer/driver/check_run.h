@@ -3,6 +3,7 @@
 // findings and input diagnostics in a deterministic order.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -14,6 +15,8 @@
 #include "model/module_model.h"
 
 namespace devlint {
+
+class ResultCache;
 
 // A glob and the rules it turns off (`per-file-ignores`).
 struct PerFileIgnore {
@@ -37,6 +40,13 @@ struct CheckOptions {
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
   CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
+  // Run-wide (read from the options given to check_paths, not per directory): the result cache
+  // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
+  // and a callback after each package, for progress bars (called under a lock).
+  // With `discover_only`, files are found and read but not analyzed (--show-files).
+  ResultCache *cache = nullptr;
+  std::function<void(size_t files_done, size_t files_total)> on_progress;
+  bool discover_only = false;
 };
 
 // Resolves the options for the files of one directory (for example from the nearest config
@@ -51,8 +61,9 @@ struct CheckResult {
   std::vector<std::unique_ptr<SourceFile>> files; // every file read (findings point into these)
   std::vector<Finding> findings;
   std::vector<Diagnostic> diagnostics;
-  size_t files_checked = 0;
-  bool had_error = false; // an input could not be read at all
+  size_t files_checked = 0;     // files analyzed (wholly, or where a syntax error allows)
+  size_t files_not_checked = 0; // inputs that could not be checked (README: exit code 2)
+  bool had_error = false;       // something could not be checked: the run exits with 2
 };
 
 // With `per_directory`, each package is checked with the options it returns for its directory;
@@ -77,9 +88,11 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                                    std::vector<Diagnostic> *diagnostics = nullptr);
 
 // Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
-// suppression comments (and DL900), and `unfixable`.
+// suppression comments (and DL900), and `unfixable`. Malformed suppressions are reported in
+// `diagnostics` when it is given.
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
                                      const std::vector<const SourceFile *> &reported,
-                                     const CheckOptions &options);
+                                     const CheckOptions &options,
+                                     std::vector<Diagnostic> *diagnostics = nullptr);
 
 } // namespace devlint

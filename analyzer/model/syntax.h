@@ -146,6 +146,9 @@ struct SyntaxFile {
   // Text a frontend synthesizes (a C++ device literal, a class name from a header): nodes may
   // point into it as into the source.
   std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
+  // Where nesting went deeper than the frontend follows (see python_frontend.cpp): the code
+  // inside was not analyzed. Only the first such place is kept.
+  std::vector<SourceRange> too_deep;
 
   template <class T> T *make() {
     if constexpr (std::is_same_v<T, Expr>)
