@@ -97,8 +97,7 @@ TEST_P(CppFixtureTest, FindingsMatchAnnotations) {
     ASSERT_EQ(f.file->path, file.path) << "a finding outside the fixture";
     actual.insert({f.range.line, f.code});
     EXPECT_TRUE(must.count({f.range.line, f.code}))
-        << path.filename() << ":" << f.range.line << ": unexpected " << f.code << ": "
-        << f.message;
+        << path.filename() << ":" << f.range.line << ": unexpected " << f.code << ": " << f.message;
   }
   for (const auto &m : must)
     EXPECT_TRUE(actual.count(m)) << path.filename() << ":" << m.first << ": expected " << m.second
@@ -143,8 +142,8 @@ TEST_P(CppFixtureTest, FixesProduceExpectedOutputThatCompiles) {
   EXPECT_TRUE(fixed.converged);
   EXPECT_EQ(fixed.files.front().fixed, read(expected)) << "fixed output of " << original;
   for (const Finding &f : fixed.remaining.findings)
-    EXPECT_FALSE(f.fix.has_value()) << "still fixable after --fix: " << f.code << " line "
-                                    << f.range.line;
+    EXPECT_FALSE(f.fix.has_value())
+        << "still fixable after --fix: " << f.code << " line " << f.range.line;
   if (std::system("command -v clang++-14 >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "clang++-14 is not installed: the fixed output's compile check is skipped";
   EXPECT_EQ(compile_syntax_only(expected), 0) << expected << " does not compile";

@@ -106,8 +106,7 @@ public:
         if (!node.is_string())
           fail(node, key, "expected a directory (a string)");
         config.libtorch = *node.value<std::string>();
-      }
-      else if (key == "per-file-ignores") {
+      } else if (key == "per-file-ignores") {
         const toml::table *entries = node.as_table();
         if (!entries)
           fail(node, key, "expected a table of glob = [rule codes]");

@@ -49,7 +49,8 @@ bool looks_like_model_code(const std::string &text) {
 // The default `include` for C++: sources that include a LibTorch header.
 bool includes_torch_header(const std::string &text) {
   for (const char *header : {"<torch/", "\"torch/", "<ATen/", "\"ATen/"})
-    for (size_t pos = text.find(header); pos != std::string::npos; pos = text.find(header, pos + 1)) {
+    for (size_t pos = text.find(header); pos != std::string::npos;
+         pos = text.find(header, pos + 1)) {
       size_t line = text.rfind('\n', pos);
       std::string_view before(text.data() + (line == std::string::npos ? 0 : line + 1),
                               pos - (line == std::string::npos ? 0 : line + 1));
@@ -57,6 +58,27 @@ bool includes_torch_header(const std::string &text) {
           before.find("# include") != std::string_view::npos)
         return true;
     }
+  return false;
+}
+
+// A C++ source that includes a torch header, directly or through a project header it includes
+// with quotes (one level: `#include "model.h"` where model.h includes torch/torch.h).
+bool uses_libtorch(const std::string &path, const std::string &text) {
+  if (includes_torch_header(text))
+    return true;
+  for (size_t pos = text.find("#include \""); pos != std::string::npos;
+       pos = text.find("#include \"", pos + 1)) {
+    size_t begin = pos + 10, end = text.find('"', begin);
+    if (end == std::string::npos || text.find('\n', begin) < end)
+      continue;
+    fs::path header = fs::path(path).parent_path() / text.substr(begin, end - begin);
+    std::ifstream in(header, std::ios::binary);
+    std::string head(1 << 16, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (includes_torch_header(head))
+      return true;
+  }
   return false;
 }
 
@@ -230,8 +252,8 @@ std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &
         reported.insert(header.get());
         reported_list.push_back(header.get());
       }
-  std::vector<Finding> findings =
-      filter_findings(analyze_files(files, reported, options), reported_list, options, &diagnostics);
+  std::vector<Finding> findings = filter_findings(analyze_files(files, reported, options),
+                                                  reported_list, options, &diagnostics);
   if (kept)
     for (auto &header : unit.headers)
       if (reported.count(header.get()))
@@ -255,8 +277,8 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
         continue;
       std::vector<Diagnostic> unit_diagnostics;
       bool error = false;
-      for (Finding &f : check_cpp_unit(*source, options, nullptr, nullptr, nullptr,
-                                       unit_diagnostics, error))
+      for (Finding &f :
+           check_cpp_unit(*source, options, nullptr, nullptr, nullptr, unit_diagnostics, error))
         cpp_findings.push_back(std::move(f));
       if (diagnostics)
         diagnostics->insert(diagnostics->end(), unit_diagnostics.begin(), unit_diagnostics.end());
@@ -463,7 +485,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           out.diagnostics.push_back(d);
           continue;
         }
-        bool wanted = file->language == Language::Cpp ? includes_torch_header(file->text)
+        bool wanted = file->language == Language::Cpp ? uses_libtorch(path, file->text)
                                                       : looks_like_model_code(file->text);
         if (jobs[i]->by_content.count(path) && !wanted)
           continue; // found in a directory, and not model code: not devlint's to check

@@ -154,7 +154,21 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
   return !out.moved.empty();
 }
 
+namespace {
+// Names as a C++ reader writes them: `torch::ones`, `fc` for a member.
+std::string cpp_spelling(std::string text) {
+  if (text.rfind("self.", 0) == 0)
+    text = text.substr(5);
+  if (text.rfind("torch.", 0) == 0)
+    for (size_t dot = text.find('.'); dot != std::string::npos; dot = text.find('.', dot + 2))
+      text.replace(dot, 1, "::");
+  return text;
+}
+} // namespace
+
 std::string SiteChecker::describe(const Origin &o, const Site &site) const {
+  if (site.file && site.file->explicit_placement)
+    return describe_cpp(o, site);
   std::string line = ", line " + std::to_string(o.range.line);
   std::string label(o.label);
   switch (o.kind) {
@@ -183,6 +197,34 @@ std::string SiteChecker::describe(const Origin &o, const Site &site) const {
     return "created by `" + label + "(...)` without `device=`, on the CPU" + line;
   case OriginKind::Skip:
     return "skip-key argument `" + label + "`, left where it was created" + line;
+  case OriginKind::LiteralDevice:
+    return "placed on `" + label + "`" + line;
+  }
+  return label + line;
+}
+
+// The same for C++ code (docs/CPP_DEVICE_MODEL.md): members without `self.`, `torch::` names,
+// devices given as options rather than `device=`.
+std::string SiteChecker::describe_cpp(const Origin &o, const Site &site) const {
+  std::string line = ", line " + std::to_string(o.range.line);
+  std::string label = cpp_spelling(std::string(o.label));
+  switch (o.kind) {
+  case OriginKind::Input:
+    return "argument `" + label + "` of `" + function_name(site) + "`" + line;
+  case OriginKind::Child:
+    return "output of member module `" + label + "`" + line;
+  case OriginKind::LayerIteration:
+    return "output of an element of `" + label + "`" + line;
+  case OriginKind::Parameter:
+    return "parameter `" + label + "`" + line;
+  case OriginKind::PlainTensor:
+    return "tensor member `" + label + "`, not a registered buffer, so `->to()` leaves it" + line;
+  case OriginKind::Fresh:
+    if (label == "cpu")
+      return "moved to the CPU" + line;
+    return "created by `" + label + "(...)` without a device, on the CPU" + line;
+  case OriginKind::Skip:
+    return "argument `" + label + "`" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
   }
@@ -294,7 +336,8 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
   }
   std::string anchor = device_anchor_text(file, site.operands[m.anchor].expr);
   if (anchor.empty()) {
-    finding.no_fix_reason = "no operand is a plain name whose `.device` could anchor the move";
+    finding.no_fix_reason = "no operand is a plain name whose `" + device_of(file, "").substr(1) +
+                            "` could anchor the move";
     return;
   }
   Fix fix;
@@ -318,12 +361,14 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
     return;
   }
   const Expr *first = site.operands[m.moved.front()].expr;
-  fix.title = "Move `" + shorten(file.slice(first->range)) + "` to `" + device_of(file, anchor) + "`";
+  fix.title =
+      "Move `" + shorten(file.slice(first->range)) + "` to `" + device_of(file, anchor) + "`";
   if (created && fix.edits.size() == 1)
     fix.title =
         "Create `" + shorten(file.slice(first->range)) + "` on the device of `" + anchor + "`";
   if (m.moved.size() > 1)
-    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
+    fix.title =
+        "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
   // A list built elsewhere has no per-element expression to move.
   if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
     finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
@@ -361,7 +406,8 @@ int SiteChecker::on_site(const Site &site) {
   f.range = site.expr->range;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op = "`" + site.operation + "`";
+  std::string op =
+      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
   f.message = op + " combines `" + shorten(file.slice(moved_expr->range)) + "` (" +
               describe(*m.moved_origin, site) + ") with `" +
               shorten(file.slice(anchor_expr->range)) + "` (" + describe(*m.anchor_origin, site) +

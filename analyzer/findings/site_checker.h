@@ -42,6 +42,7 @@ private:
   std::vector<Finding> findings_;
 
   bool find_mismatch(const Site &site, Mismatch &out) const;
+  std::string describe_cpp(const Origin &o, const Site &site) const;
   std::string describe(const Origin &origin, const Site &site) const;
   void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &m) const;
   void attach_fix(Finding &finding, const Rule &rule, const Site &site, const Mismatch &m) const;

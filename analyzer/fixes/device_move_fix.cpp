@@ -348,8 +348,7 @@ std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr
   return create_on_device_text_edit(file, constructor, device_of(file, anchor));
 }
 
-std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file,
-                                                   const Expr *constructor,
+std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const Expr *constructor,
                                                    const std::string &device_text) {
   if (!constructor || constructor->kind != ExprKind::Call || constructor->keyword("device"))
     return std::nullopt;
@@ -361,8 +360,8 @@ std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file,
       // The options argument carries the dtype: give it the device as well.
       std::string_view written = file.slice(options->value->range);
       std::string device = ".device(" + device_text + ")";
-      if (written.rfind("torch::TensorOptions()", 0) == 0 || written.rfind("at::TensorOptions()", 0) == 0 ||
-          written.rfind("torch::dtype(", 0) == 0)
+      if (written.rfind("torch::TensorOptions()", 0) == 0 ||
+          written.rfind("at::TensorOptions()", 0) == 0 || written.rfind("torch::dtype(", 0) == 0)
         return TextEdit{options->value->range.end, options->value->range.end, device};
       return TextEdit{options->value->range.begin, options->value->range.end,
                       "torch::TensorOptions(" + std::string(written) + ")" + device};

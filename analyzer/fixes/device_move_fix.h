@@ -56,8 +56,7 @@ std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr
                                               const std::string &anchor);
 
 // The same with the device written out; C++'s from_blob gets `.to(device)` after it.
-std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file,
-                                                   const Expr *constructor,
+std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const Expr *constructor,
                                                    const std::string &device_text);
 
 } // namespace devlint

@@ -114,11 +114,11 @@ bool has_builtin_params_base(const Expr *base) {
 
 bool is_tensor_constructor(std::string_view leaf) {
   static const std::unordered_set<std::string_view> names = {
-      "zeros",      "ones",        "empty",      "full",         "arange",       "range",
-      "tensor",     "as_tensor",   "rand",       "randn",        "randint",      "randperm",
-      "eye",        "linspace",    "logspace",   "tril_indices", "triu_indices", "from_numpy", "from_blob",
-      "LongTensor", "FloatTensor", "BoolTensor", "IntTensor",    "Tensor",       "empty_strided",
-      "normal",     "bernoulli",   "multinomial"};
+      "zeros",         "ones",       "empty",       "full",         "arange",       "range",
+      "tensor",        "as_tensor",  "rand",        "randn",        "randint",      "randperm",
+      "eye",           "linspace",   "logspace",    "tril_indices", "triu_indices", "from_numpy",
+      "from_blob",     "LongTensor", "FloatTensor", "BoolTensor",   "IntTensor",    "Tensor",
+      "empty_strided", "normal",     "bernoulli",   "multinomial"};
   return names.count(leaf) > 0;
 }
 

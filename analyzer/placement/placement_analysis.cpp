@@ -1343,12 +1343,13 @@ private:
         if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
           return args.positional[0];
       }
-      if (leaf == "from_numpy" || leaf == "from_blob" || leaf == "tensor" || leaf == "as_tensor" || leaf == "zeros" ||
-          leaf == "ones" || leaf == "arange" || leaf == "full" || leaf == "empty" ||
-          leaf == "rand" || leaf == "randn" || leaf == "randint" || leaf == "eye" ||
-          leaf == "linspace" || leaf == "randperm" || leaf == "range" || leaf == "logspace" ||
-          leaf == "tril_indices" || leaf == "triu_indices" || leaf == "LongTensor" ||
-          leaf == "FloatTensor" || leaf == "BoolTensor" || leaf == "IntTensor")
+      if (leaf == "from_numpy" || leaf == "from_blob" || leaf == "tensor" || leaf == "as_tensor" ||
+          leaf == "zeros" || leaf == "ones" || leaf == "arange" || leaf == "full" ||
+          leaf == "empty" || leaf == "rand" || leaf == "randn" || leaf == "randint" ||
+          leaf == "eye" || leaf == "linspace" || leaf == "randperm" || leaf == "range" ||
+          leaf == "logspace" || leaf == "tril_indices" || leaf == "triu_indices" ||
+          leaf == "LongTensor" || leaf == "FloatTensor" || leaf == "BoolTensor" ||
+          leaf == "IntTensor")
         return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
       return first_tensor(args);
     }

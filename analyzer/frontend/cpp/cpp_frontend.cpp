@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -95,8 +95,9 @@ const clang::CXXRecordDecl *module_class_of(clang::QualType type) {
       return r;
     const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(r);
     const clang::CXXRecordDecl *next = nullptr;
-    if (spec && (qualified_name(spec) == "torch::nn::ModuleHolder" ||
-                 qualified_name(spec) == "std::shared_ptr") &&
+    if (spec &&
+        (qualified_name(spec) == "torch::nn::ModuleHolder" ||
+         qualified_name(spec) == "std::shared_ptr") &&
         spec->getTemplateArgs().size() > 0 &&
         spec->getTemplateArgs()[0].getKind() == clang::TemplateArgument::Type)
       next = record_of(spec->getTemplateArgs()[0].getAsType());
@@ -317,8 +318,8 @@ private:
       } else if (const auto *ls = llvm::dyn_cast<clang::LinkageSpecDecl>(d)) {
         collect(ls);
       } else if (const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(d)) {
-        if (r->isThisDeclarationADefinition() && !r->getDescribedClassTemplate() &&
-            in_project(r) && derives_from(r, "torch::nn::Module"))
+        if (r->isThisDeclarationADefinition() && !r->getDescribedClassTemplate() && in_project(r) &&
+            derives_from(r, "torch::nn::Module"))
           records_.push_back(r);
         if (r->isThisDeclarationADefinition() && in_project(r))
           collect(r); // nested classes
@@ -438,7 +439,8 @@ private:
         lowered = param;
       } else if (method == "register_buffer" && target->kind == ExprKind::Attribute) {
         // Registered under the member's name, which is how the methods read it.
-        lowered->operands[1] = string_literal(lowered->operands[1]->range, std::string(target->text));
+        lowered->operands[1] =
+            string_literal(lowered->operands[1]->range, std::string(target->text));
         Stmt *s = stmt(StmtKind::Expr, range);
         s->value = lowered;
         return s;
@@ -455,9 +457,9 @@ private:
       Parameter param;
       param.name = intern(p->getNameAsString());
       param.range = range_of(p);
-      param.annotation = intern(is_tensor_type(p->getType())
-                                    ? "torch.Tensor"
-                                    : p->getType().getNonReferenceType().getAsString());
+      param.annotation =
+          intern(is_tensor_type(p->getType()) ? "torch.Tensor"
+                                              : p->getType().getNonReferenceType().getAsString());
       if (p->hasDefaultArg() && !p->hasUninstantiatedDefaultArg() && p->getDefaultArg())
         param.default_value = lower(p->getDefaultArg());
       fn->parameters.push_back(param);
@@ -1022,8 +1024,8 @@ private:
         break;
       }
     }
-    if (tensors && op->getNumArgs() == 1 && (kind == clang::OO_Minus || kind == clang::OO_Tilde ||
-                                             kind == clang::OO_Exclaim)) {
+    if (tensors && op->getNumArgs() == 1 &&
+        (kind == clang::OO_Minus || kind == clang::OO_Tilde || kind == clang::OO_Exclaim)) {
       Expr *e = make(ExprKind::UnaryOp, range, intern(clang::getOperatorSpelling(kind)));
       e->operands.push_back(lower(op->getArg(0)));
       return e;
@@ -1172,10 +1174,9 @@ void dump_expr(const Expr *e, std::ostream &out) {
     out << "null";
     return;
   }
-  static const char *const kinds[] = {"Name",   "Attr",   "Sub",   "Call",  "Bin",   "Cmp",
-                                      "Un",     "Bool",   "Cond",  "Tuple", "Dict",  "Num",
-                                      "Str",    "None",   "BoolL", "Slice", "Star",  "Lambda",
-                                      "Compr",  "Other"};
+  static const char *const kinds[] = {"Name",  "Attr",  "Sub",   "Call",   "Bin",   "Cmp",  "Un",
+                                      "Bool",  "Cond",  "Tuple", "Dict",   "Num",   "Str",  "None",
+                                      "BoolL", "Slice", "Star",  "Lambda", "Compr", "Other"};
   out << kinds[static_cast<int>(e->kind)] << "<" << e->text << ">(";
   for (const Expr *o : e->operands) {
     dump_expr(o, out);
@@ -1302,8 +1303,12 @@ std::vector<std::string> libtorch_includes(const CppSettings &settings) {
 
 std::vector<std::string> base_arguments(const CppSettings &settings) {
   // No caret diagnostics: Clang then prints no "N errors generated" of its own.
-  std::vector<std::string> args{"clang++", "-std=c++17", "-fsyntax-only", "-Wno-everything",
-                                "-fno-caret-diagnostics", "-resource-dir=" + resource_dir()};
+  std::vector<std::string> args{"clang++",
+                                "-std=c++17",
+                                "-fsyntax-only",
+                                "-Wno-everything",
+                                "-fno-caret-diagnostics",
+                                "-resource-dir=" + resource_dir()};
   for (const std::string &dir : libtorch_includes(settings)) {
     args.push_back("-isystem");
     args.push_back(dir);
@@ -1338,11 +1343,13 @@ std::string pch_path(const CppSettings &settings) {
 
 std::mutex pch_mutex; // one writer per process; other processes see only finished files
 
-llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> overlay(const std::map<std::string, std::string> &files) {
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+overlay(const std::map<std::string, std::string> &files) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const auto &[path, text] : files)
     memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path));
-  auto out = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto out =
+      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   out->pushOverlay(memory);
   return out;
 }
@@ -1399,9 +1406,8 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
 }
 
 // The compile command of `file` from a compile_commands.json: from -p, else found walking up.
-std::optional<std::vector<std::string>> database_arguments(const std::string &file,
-                                                           const CppSettings &settings,
-                                                           std::string &directory) {
+std::optional<std::vector<std::string>>
+database_arguments(const std::string &file, const CppSettings &settings, std::string &directory) {
   std::string error;
   std::unique_ptr<clang::tooling::CompilationDatabase> db;
   fs::path absolute = fs::absolute(file);
@@ -1543,10 +1549,10 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
   } else if (!diags.errors.empty()) {
     const auto &e = diags.errors.front();
     std::string where = fs::path(e.file).filename().string() + ":" + std::to_string(e.line);
-    unit.diagnostics.push_back(
-        {Severity::Warning, main.display_path, 0, 0,
-         "does not compile (" + std::to_string(diags.errors.size()) + " error(s), first at " +
-             where + ": " + e.message + "); analyzed what Clang recovered"});
+    unit.diagnostics.push_back({Severity::Warning, main.display_path, 0, 0,
+                                "does not compile (" + std::to_string(diags.errors.size()) +
+                                    " error(s), first at " + where + ": " + e.message +
+                                    "); analyzed what Clang recovered"});
   }
   return unit;
 }
