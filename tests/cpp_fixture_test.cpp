@@ -3,7 +3,7 @@
 // on the line before the site:
 //   // ruleid: DL008      a DL008 finding must start on the next code line
 //   // ok: DL008          no DL008 finding may start there
-// Any finding without a `ruleid` annotation fails the test. `X.fixed.cpp` is the expected result
+// Any finding without a `ruleid` annotation fails the test. `X.cpp.fixed` is the expected result
 // of --fix; it must still compile (`clang++ -fsyntax-only` with the same flags) and be stable.
 #include <filesystem>
 #include <fstream>
@@ -21,16 +21,11 @@ namespace fs = std::filesystem;
 namespace devlint {
 namespace {
 
-bool is_fixed_output(const fs::path &p) {
-  std::string name = p.filename().string();
-  return name.size() > 10 && name.substr(name.size() - 10) == ".fixed.cpp";
-}
-
 std::vector<fs::path> cpp_fixtures() {
   std::vector<fs::path> out;
   fs::path dir = fs::path(DEVLINT_FIXTURES_DIR) / "cpp";
   for (const auto &entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".cpp" && !is_fixed_output(entry.path()))
+    if (entry.path().extension() == ".cpp")
       out.push_back(entry.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -116,14 +111,13 @@ int compile_syntax_only(const fs::path &file) {
     command += " '" + args[i] + "'";
   if (!pch.empty())
     command += " -include-pch '" + pch + "'";
-  command += " '" + file.string() + "'";
+  command += " -x c++ '" + file.string() + "'";
   return std::system(command.c_str());
 }
 
 TEST_P(CppFixtureTest, FixesProduceExpectedOutputThatCompiles) {
   const fs::path original = GetParam();
-  fs::path expected = original;
-  expected.replace_extension(".fixed.cpp");
+  fs::path expected = original.string() + ".fixed";
   // Fix a copy: the loop re-analyzes the fixed text until nothing changes.
   fs::path dir = fs::temp_directory_path() / ("devlint-cpp-fix-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -133,9 +127,9 @@ TEST_P(CppFixtureTest, FixesProduceExpectedOutputThatCompiles) {
   fs::remove_all(dir);
   if (!fs::exists(expected)) {
     EXPECT_TRUE(fixed.files.empty())
-        << original.filename() << " has fixable findings but no .fixed.cpp expects them";
+        << original.filename() << " has fixable findings but no .cpp.fixed expects them";
     if (!HasFailure())
-      GTEST_SKIP() << "no fixable findings and no .fixed.cpp";
+      GTEST_SKIP() << "no fixable findings and no .cpp.fixed";
     return;
   }
   ASSERT_EQ(fixed.files.size(), 1u);

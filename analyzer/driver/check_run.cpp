@@ -118,8 +118,8 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
         continue;
       std::vector<Diagnostic> unit_diagnostics;
       bool error = false;
-      for (Finding &f : check_cpp_unit(*source, options, nullptr, nullptr, nullptr,
-                                       unit_diagnostics, error))
+      for (Finding &f :
+           check_cpp_unit(*source, options, nullptr, nullptr, nullptr, unit_diagnostics, error))
         findings.push_back(std::move(f));
       if (diagnostics)
         diagnostics->insert(diagnostics->end(), unit_diagnostics.begin(), unit_diagnostics.end());

@@ -136,14 +136,14 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     return;
   }
   const Expr *first = site.operands[m.moved.front()].expr;
-  fix.title =
-      "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" + device_of(file, anchor) + "`";
+  fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" +
+              device_of(file, anchor) + "`";
   if (created && fix.edits.size() == 1)
     fix.title = "Create `" + shorten_snippet(file.slice(first->range)) + "` on the device of `" +
                 anchor + "`";
   if (m.moved.size() > 1)
-    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" +
-                device_of(file, anchor) + "`";
+    fix.title =
+        "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
   // A list built elsewhere has no per-element expression to move.
   if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
     finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
