@@ -117,9 +117,9 @@ const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *
       if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
         continue;
       std::string_view stem = module.substr(1, module.find('.', 1) - 1);
-      for (const auto &[other, classes] : classes_of_file)
+      for (const auto &[other, defined] : classes_of_file)
         if (module_stem(other->source->path) == stem)
-          if (auto it = classes.find(imported.name); it != classes.end())
+          if (auto it = defined.find(imported.name); it != defined.end())
             return it->second;
     }
   return find_class(name);
