@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "fixes/device_move_fix.h"
+#include "fixes/line_length.h"
 
 namespace devlint {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-std::string shorten(std::string_view text) {
+std::string shorten(std::string_view text, size_t width = 48) {
   std::string out;
   for (char c : text) {
     if (c == '\n' || c == '\r')
@@ -18,19 +19,86 @@ std::string shorten(std::string_view text) {
       continue;
     out += c;
   }
-  if (out.size() > 48)
-    out = out.substr(0, 45) + "...";
+  if (out.size() > width)
+    out = out.substr(0, width - 3) + "...";
   return out;
 }
 
-std::string function_name(const Site &site) {
+// The function that received an argument: the caller's `forward`, not a helper it passed the
+// value on to.
+std::string function_name(const Origin &o, const Site &site) {
+  const ModuleClass *unit = o.function ? o.unit : site.unit;
+  const FunctionDef *function = o.function ? o.function : site.function;
   std::string out;
-  if (site.unit)
-    out += std::string(site.unit->name) + ".";
-  if (site.function)
-    out += std::string(site.function->name);
+  if (unit)
+    out += std::string(unit->name) + ".";
+  if (function)
+    out += std::string(function->name);
   return out;
 }
+
+// A ModuleList output read after the loop that ran it: no longer "this iteration's".
+bool after_its_loop(const Origin &o, const Site &site) {
+  return o.loop && o.file == site.file &&
+         (site.expr->range.begin < o.loop->range.begin || site.expr->range.end > o.loop->range.end);
+}
+
+// A few words for the message's first line; the origins carry the full story.
+std::string short_origin(const Origin &o, const Site &site) {
+  std::string label(o.label);
+  switch (o.kind) {
+  case OriginKind::Input:
+    return label == "self.device" ? "`self.device`" : "argument `" + label + "`";
+  case OriginKind::Child:
+    return "from `self." + label + "`";
+  case OriginKind::LayerIteration:
+    if (label.rfind("past", 0) == 0)
+      return "one layer's cache";
+    if (after_its_loop(o, site))
+      return "a `self." + label + "` output";
+    return o.earlier_iteration ? "earlier `self." + label + "` outputs"
+                               : "this iteration's `self." + label + "` output";
+  case OriginKind::Parameter:
+    return "parameter `self." + label + "`";
+  case OriginKind::PlainTensor:
+    return "unregistered `self." + label + "`, on the CPU";
+  case OriginKind::Fresh:
+    return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
+  case OriginKind::Skip:
+    return "skip key `" + label + "`";
+  case OriginKind::LiteralDevice:
+    return "on `" + label + "`";
+  }
+  return label;
+}
+
+// `self.bias` when `__init__` may set it to None (`self.bias = None` on some path).
+bool assigns_none(const std::vector<Stmt *> &body, std::string_view attr) {
+  for (const Stmt *stmt : body) {
+    if (!stmt)
+      continue;
+    if (stmt->kind == StmtKind::Assign && stmt->value && stmt->value->kind == ExprKind::NoneLiteral)
+      for (const Expr *t : stmt->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
+          return true;
+    if (assigns_none(stmt->body, attr) || assigns_none(stmt->orelse, attr))
+      return true;
+  }
+  return false;
+}
+
+bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
+  if (!unit || !operand || operand->kind != ExprKind::Attribute ||
+      !is_name(operand->operands[0], "self"))
+    return false;
+  for (const ModuleClass *c = unit; c; c = c->bases.empty() ? nullptr : c->bases.front())
+    for (const FunctionDef *method : c->def->methods)
+      if (method->name == "__init__" && assigns_none(method->body, operand->text))
+        return true;
+  return false;
+}
+
+constexpr size_t kMaxFirstLine = 200; // message first lines stay short, like Ruff's
 
 bool is_activation(const Origin *o) {
   return o->kind == OriginKind::Input || o->kind == OriginKind::Child ||
@@ -149,6 +217,39 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
   return !out.moved.empty();
 }
 
+std::string SiteChecker::first_line(const Site &site, const Mismatch &m) const {
+  const SourceFile &file = *site.file->source;
+  const Expr *anchor_expr = site.operands[m.anchor].expr;
+  const Expr *moved_expr = site.operands[m.moved.front()].expr;
+  std::string op = "`" + site.operation + "`";
+  std::string tail = site.kind == SiteKind::ModelCall ? ", which sit on different devices"
+                                                      : ", which may be on different devices";
+  const Origin &moved = *m.moved_origin;
+  const Origin &anchor = *m.anchor_origin;
+  if (moved_expr == anchor_expr) {
+    // One list holds both: name the list and what differs between its elements.
+    std::string list = "`" + shorten(file.slice(anchor_expr->range)) + "`";
+    if (moved.kind == OriginKind::LayerIteration && anchor.kind == OriginKind::LayerIteration &&
+        moved.label == anchor.label)
+      return op + " combines per-iteration outputs of `self." + std::string(moved.label) +
+             "` collected in " + list + tail;
+    return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
+           short_origin(anchor, site) + tail;
+  }
+  for (size_t width : {size_t(48), size_t(24)}) {
+    auto text = [&](const Expr *e) { return "`" + shorten(file.slice(e->range), width) + "`"; };
+    std::string line = op + " combines " + text(moved_expr) + " (" + short_origin(moved, site) +
+                       ") with " + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" +
+                       tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+    line = op + " combines " + text(moved_expr) + " with " + text(anchor_expr) + tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+  }
+  return op + " combines operands" + tail;
+}
+
 std::string SiteChecker::describe(const Origin &o, const Site &site) const {
   std::string line = ", line " + std::to_string(o.range.line);
   std::string label(o.label);
@@ -156,12 +257,14 @@ std::string SiteChecker::describe(const Origin &o, const Site &site) const {
   case OriginKind::Input:
     if (label == "self.device")
       return "the module's `self.device`" + line;
-    return "argument `" + label + "` of `" + function_name(site) + "`" + line;
+    return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
   case OriginKind::Child:
     return "comes from `self." + label + "`" + line;
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
+    if (after_its_loop(o, site))
+      return "output of an element of `self." + label + "`, read after the loop over it" + line;
     if (o.earlier_iteration)
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
@@ -237,14 +340,36 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
     finding.no_fix_reason = "no operand is a plain name whose `.device` could anchor the move";
     return;
   }
+  // A list built elsewhere has no per-element expression to move.
+  if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
+    finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
+    return;
+  }
+  // A safe fix only moves values proven to be tensors: `.to()` on an int, None or a list breaks.
+  for (size_t i : m.moved) {
+    const SiteOperand &operand = site.operands[i];
+    std::string text = "`" + shorten(file.slice(operand.expr->range)) + "`";
+    for (const Origin *o : operand.origins)
+      if (o->maybe_not_tensor) {
+        finding.no_fix_reason = text + " may be a Python number, None or a list rather than a "
+                                       "tensor (an argument without a tensor annotation)";
+        return;
+      }
+    if (may_be_none_attribute(site.unit, operand.expr)) {
+      finding.no_fix_reason = text + " may be None (the module sets it to None in `__init__`)";
+      return;
+    }
+  }
   Fix fix;
   bool created = false;
+  std::vector<const Expr *> moved_operands;
   for (size_t i : m.moved) {
     const Expr *operand = site.operands[i].expr;
     if (!operand || operand->range.end <= operand->range.begin ||
         (operand->range.begin < site.expr->range.begin && site.kind != SiteKind::IndexPut)) {
       continue;
     }
+    moved_operands.push_back(operand);
     if (rule.info().fix == FixStrategy::CreateOnAnchor)
       if (auto edit = create_fresh_on_anchor(site, m, i, anchor)) {
         fix.edits.push_back(*edit);
@@ -257,6 +382,25 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
     finding.no_fix_reason = "the operand is not a single expression at the site";
     return;
   }
+  // The fix keeps the file's style: a move that makes a line too long goes on a line of its own,
+  // out of simple statements only; otherwise there is no fix.
+  size_t limit = fix_line_limit(file);
+  if (!fits_line_limit(file, fix.edits, limit)) {
+    std::vector<TextEdit> hoisted;
+    for (const Expr *operand : moved_operands) {
+      auto edit = created || !site.statement
+                      ? std::nullopt
+                      : hoisted_move_edit(file, *site.statement, operand, anchor);
+      if (!edit || !fits_line_limit(file, {*edit}, limit)) {
+        finding.no_fix_reason = "the move would make a line longer than " + std::to_string(limit) +
+                                " characters and cannot go on a line of its own here";
+        return;
+      }
+      if (hoisted.empty() || hoisted.back().replacement != edit->replacement)
+        hoisted.push_back(*edit);
+    }
+    fix.edits = std::move(hoisted);
+  }
   const Expr *first = site.operands[m.moved.front()].expr;
   fix.title = "Move `" + shorten(file.slice(first->range)) + "` to `" + anchor + ".device`";
   if (created && fix.edits.size() == 1)
@@ -264,11 +408,6 @@ void SiteChecker::attach_fix(Finding &finding, const Rule &rule, const Site &sit
         "Create `" + shorten(file.slice(first->range)) + "` on the device of `" + anchor + "`";
   if (m.moved.size() > 1)
     fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + anchor + ".device`";
-  // A list built elsewhere has no per-element expression to move.
-  if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
-    finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
-    return;
-  }
   finding.fix = std::move(fix);
 }
 
@@ -301,13 +440,7 @@ int SiteChecker::on_site(const Site &site) {
   f.range = site.expr->range;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op = "`" + site.operation + "`";
-  f.message = op + " combines `" + shorten(file.slice(moved_expr->range)) + "` (" +
-              describe(*m.moved_origin, site) + ") with `" +
-              shorten(file.slice(anchor_expr->range)) + "` (" + describe(*m.anchor_origin, site) +
-              ")" +
-              (site.kind == SiteKind::ModelCall ? ", which sit on different devices"
-                                                : ", which may be on a different device");
+  f.message = first_line(site, m);
   const UnitFacts &facts = placement_.facts(site.unit);
   bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
                         m.moved_origin->kind == OriginKind::PlainTensor ||
@@ -316,8 +449,6 @@ int SiteChecker::on_site(const Site &site) {
     f.why = facts.why;
   if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
     f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";
-  if (!f.why.empty())
-    f.message += "; " + f.why;
   auto related = [&](const Origin *o, std::string role) {
     RelatedLocation r;
     r.path = o->file ? o->file->source->display_path : file.display_path;

@@ -43,6 +43,7 @@ private:
 
   bool find_mismatch(const Site &site, Mismatch &out) const;
   std::string describe(const Origin &origin, const Site &site) const;
+  std::string first_line(const Site &site, const Mismatch &m) const;
   void attach_fix(Finding &finding, const Rule &rule, const Site &site, const Mismatch &m) const;
   std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch &m, size_t moved,
                                                  const std::string &anchor) const;

@@ -189,6 +189,23 @@ const std::unordered_set<std::string_view> &neutral_builtins() {
   return s;
 }
 
+// Reductions that return a 0-dim tensor when given no dimension.
+bool is_full_reduction(std::string_view name) {
+  static const std::unordered_set<std::string_view> s = {
+      "sum", "mean", "prod", "max", "min",    "amax",      "amin",          "norm",
+      "all", "any",  "std",  "var", "median", "logsumexp", "count_nonzero", "numel"};
+  return s.count(name) > 0;
+}
+
+// `x.device`, `device`, `self.device`, `target_device`: an argument of `.to()` that names a device.
+bool names_device(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Name)
+    return e->text.find("device") != std::string_view::npos;
+  return e->kind == ExprKind::Call && callee_leaf(e) == "device";
+}
+
 bool tensorish_annotation(std::string_view annotation) {
   for (std::string_view word :
        {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
@@ -277,7 +294,8 @@ private:
   static constexpr int kMaxDoublePassNesting = 3;
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
-  std::deque<OriginSet> anchored_; // anchors of reported sites, pointed to by emit()'s result
+  std::vector<const Stmt *> loops_; // loops being run, innermost last
+  std::deque<OriginSet> anchored_;  // anchors of reported sites, pointed to by emit()'s result
   std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
 
   std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
@@ -288,8 +306,19 @@ private:
     o.label = label;
     o.range = range;
     o.file = frame_->file;
+    o.function = frame_->function;
+    o.unit = frame_->unit;
     o.in_helper = frame_->depth > 0;
     return &o;
+  }
+
+  // The same ModuleList output from this pass or from an earlier one.
+  const Origin *iteration_version(const Origin *o, bool earlier) {
+    if (o->earlier_iteration == earlier)
+      return o;
+    Origin &copy = origins_.emplace_back(*o);
+    copy.earlier_iteration = earlier;
+    return &copy;
   }
 
   Value tensor(const Origin *o) {
@@ -341,8 +370,9 @@ private:
     out.kind = a.kind == b.kind ? a.kind : Value::Kind::Tensor;
     if (a.kind == Value::Kind::Device || b.kind == Value::Kind::Device)
       out.kind = a.kind == b.kind ? Value::Kind::Device : Value::Kind::Tensor;
-    out.origins = a.origins;
-    add_origins(out.origins, b.origins);
+    // Tuples of different lengths (a list grown in a loop) keep what their elements hold.
+    out.origins = origins_of(a);
+    add_origins(out.origins, origins_of(b));
     if (out.kind == Value::Kind::Str)
       out.kind = Value::Kind::Neutral;
     return out;
@@ -642,6 +672,7 @@ private:
     // the work stays linear in the code.
     int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
     ++loop_depth_;
+    loops_.push_back(s);
     Value element;
     if (s->kind == StmtKind::For)
       element = element_of(s->value);
@@ -653,6 +684,7 @@ private:
       exec_block(s->body);
       frame_->terminated = false;
       --loop_depth_;
+      loops_.pop_back();
       exec_block(s->orelse);
       return;
     }
@@ -673,6 +705,7 @@ private:
                             : join_env(before, frame_->env);
     frame_->env = std::move(after);
     --loop_depth_;
+    loops_.pop_back();
     exec_block(s->orelse);
   }
 
@@ -726,7 +759,7 @@ private:
       bool tensor_index = false;
       for (size_t i = 1; i < target->operands.size(); ++i) {
         Value idx = eval(target->operands[i]);
-        if (idx.kind == Value::Kind::Tensor) {
+        if (idx.kind == Value::Kind::Tensor && !maybe_number(target->operands[i], idx)) {
           site.operands.push_back({target->operands[i], idx.origins, true});
           tensor_index = true;
         }
@@ -766,6 +799,29 @@ private:
         return Value::neutral();
       if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
         return element_of(iterable->operands[1]);
+    }
+    // `for name, layer in self.layers.items()`: names and members of a ModuleDict.
+    if (iterable && iterable->kind == ExprKind::Call &&
+        iterable->operands[0]->kind == ExprKind::Attribute && iterable->operands.size() == 1) {
+      std::string_view method = iterable->operands[0]->text;
+      if (method == "items" || method == "values" || method == "keys") {
+        Value owner = eval(iterable->operands[0]->operands[0]);
+        if (owner.kind == Value::Kind::Module && owner.child &&
+            (owner.child->kind != ChildKind::Single || owner.child->is_container)) {
+          Value item;
+          item.kind = Value::Kind::ModuleItem;
+          item.path = owner.path;
+          if (method == "keys")
+            return Value::neutral();
+          if (method == "values")
+            return item;
+          Value pair;
+          pair.kind = Value::Kind::Tuple;
+          pair.elements =
+              std::make_shared<std::vector<Value>>(std::vector<Value>{Value::neutral(), item});
+          return pair;
+        }
+      }
     }
     Value v = eval(iterable);
     // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
@@ -1018,7 +1074,7 @@ private:
       site.operands.push_back({e->operands[0], base.origins, false, false, true});
       for (size_t i = 1; i < e->operands.size(); ++i) {
         Value idx = eval(e->operands[i]);
-        if (idx.kind == Value::Kind::Tensor)
+        if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
           site.operands.push_back({e->operands[i], idx.origins, true});
       }
       if (site.operands.size() > 1)
@@ -1209,8 +1265,14 @@ private:
   }
 
   Value module_call(const Value &callee, const Expr *call, const Args &args) {
-    if (callee.kind == Value::Kind::ModuleItem)
-      return tensor(make_origin(OriginKind::LayerIteration, callee.path, call->range));
+    // The first argument of a layer, a norm or a projection is its input tensor.
+    if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
+      mark_tensor(args.positional[0]);
+    if (callee.kind == Value::Kind::ModuleItem) {
+      const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
+      const_cast<Origin *>(o)->loop = loops_.empty() ? nullptr : loops_.back();
+      return tensor(o);
+    }
     const ChildDecl *child = callee.child;
     if (child && child->is_loss)
       return loss_site(call, args, "self." + std::string(callee.path));
@@ -1247,8 +1309,14 @@ private:
           ++taken;
         }
     }
-    if (site.operands.size() == 2)
+    if (site.operands.size() == 2) {
+      // A loss takes tensors: an unannotated `labels` argument is one.
+      for (const Value &v : args.positional)
+        mark_tensor(v);
+      for (const auto &kv : args.keywords)
+        mark_tensor(kv.second);
       emit(site);
+    }
     return first_tensor(args);
   }
 
@@ -1284,6 +1352,33 @@ private:
     return anchored_result(reported, out);
   }
 
+  // `F.linear(x, weight, bias)`, `F.embedding(ids, weight)`: the weight stays where it is (moving
+  // a vocabulary matrix on every step is wrong even when it works); the input moves to it.
+  Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind) {
+    Site site;
+    site.kind = kind;
+    site.expr = call;
+    site.operation = name;
+    auto add = [&](const Expr *expr, const Value &v, bool weight) {
+      if (v.kind != Value::Kind::Tensor || !v.has_origins())
+        return;
+      SiteOperand operand{expr, v.origins};
+      operand.keeps_device = weight;
+      site.operands.push_back(operand);
+    };
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      add(call->operands[i + 1], args.positional[i], i == 1);
+    for (size_t k = 0; k < call->keywords.size(); ++k) {
+      std::string_view keyword = call->keywords[k].name;
+      if (keyword == "weight" || keyword == "input" || keyword == "bias")
+        add(call->keywords[k].value, args.keywords[k].second, keyword == "weight");
+    }
+    const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
+    Value out = args.positional.size() > 1 && kind == SiteKind::Indexing ? args.positional[1]
+                                                                         : first_tensor(args);
+    return anchored_result(reported, out);
+  }
+
   // torch.* / F.* / nn.functional.*
   Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted) {
     if (leaf == "device" && call->operands.size() > 1) {
@@ -1308,12 +1403,25 @@ private:
           else if (v.kind == Value::Kind::Tuple)
             site.operands.push_back({list->operands[i], origins_of(v)});
         }
+      } else if (list && list_value && list_value->elements && !list_value->elements->empty()) {
+        // A list of known elements built elsewhere: each element is one operand.
+        for (const Value &v : *list_value->elements)
+          if (v.has_origins() || v.kind == Value::Kind::Tuple)
+            site.operands.push_back({list, origins_of(v)});
       } else if (list && list_value) {
-        // A list built elsewhere: its elements' origins must agree with each other.
-        OriginSet all = origins_of(*list_value);
-        for (const Origin *o : all)
-          site.operands.push_back({list, OriginSet{o}});
+        // A list built elsewhere, one element per pass of a loop: the elements are built the
+        // same way, so origins that are alternatives of one path (passed in or computed) sit
+        // together. Only elements made by different members of a ModuleList may differ.
+        for (const Origin *o : origins_of(*list_value))
+          if (o->kind == OriginKind::LayerIteration && !starts_with(o->label, "past")) {
+            site.operands.push_back({list, OriginSet{iteration_version(o, false)}});
+            site.operands.push_back({list, OriginSet{iteration_version(o, true)}});
+            break;
+          }
       }
+      if (list_value && list_value->elements)
+        for (const Value &element : *list_value->elements)
+          mark_tensor(element); // torch.cat takes tensors
       const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
       Value out;
       if (list_value)
@@ -1355,6 +1463,9 @@ private:
       v.kind = Value::Kind::LossFunction;
       return v;
     }
+    if (is_full_reduction(leaf) && args.positional.size() == 1 && !has_dim_argument(call, 2) &&
+        all_on_cpu(args.positional[0]))
+      return Value::neutral();
     if (leaf == "checkpoint" && !args.positional.empty()) {
       const Value &fn = args.positional[0];
       if (fn.kind == Value::Kind::Module || fn.kind == Value::Kind::ModuleItem) {
@@ -1364,6 +1475,9 @@ private:
       }
       return first_tensor(args);
     }
+    if (leaf == "linear" || leaf == "embedding")
+      return weighted_site(call, args, dotted,
+                           leaf == "linear" ? SiteKind::Matmul : SiteKind::Indexing);
     if (matmul_functions().count(leaf))
       return operation_site(SiteKind::Matmul, call, args, dotted, nullptr);
     if (binary_functions().count(leaf) && tensor_union(args).size() > 1)
@@ -1379,6 +1493,29 @@ private:
     out.origins = tensor_union(args);
     out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
     return out;
+  }
+
+  // A 0-dim tensor made from CPU tensors alone mixes with tensors on any device.
+  static bool all_on_cpu(const Value &v) {
+    if (!v.has_origins())
+      return false;
+    for (const Origin *o : v.origins)
+      if (o->kind != OriginKind::Fresh && o->kind != OriginKind::PlainTensor)
+        return false;
+    return true;
+  }
+
+  static bool has_dim_argument(const Expr *call, size_t first_dim_position) {
+    return call->operands.size() > first_dim_position || call->keyword("dim") ||
+           call->keyword("axis");
+  }
+
+  // An index that may be a Python int (a loop variable over an unannotated argument): an int
+  // index works with a tensor on any device.
+  static bool maybe_number(const Expr *index, const Value &v) {
+    return index->kind == ExprKind::Name &&
+           std::all_of(v.origins.begin(), v.origins.end(),
+                       [](const Origin *o) { return o->maybe_not_tensor; });
   }
 
   // Used like a tensor: an argument that was only maybe a tensor is one.
@@ -1409,6 +1546,10 @@ private:
         if (d.has_origins())
           return d;
       }
+      // `.to(x.device)` with an `x` the analysis cannot place: the value now travels with `x`,
+      // wherever that is, so it meets nothing on another device that `x` would not.
+      if (device_value && !device_value->has_origins() && names_device(device_expr))
+        return tensor(make_origin(OriginKind::Skip, "moved", call->range));
       return receiver;
     }
     if (method == "cuda") {
@@ -1421,6 +1562,8 @@ private:
     if (method == "cpu")
       return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
     if (neutral_methods().count(method))
+      return Value::neutral();
+    if (is_full_reduction(method) && !has_dim_argument(call, 1) && all_on_cpu(receiver))
       return Value::neutral();
     if (method == "to_tuple" || method == "values" || method == "items") {
       Value container;

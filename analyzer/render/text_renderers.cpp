@@ -65,6 +65,9 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
     for (const RelatedLocation &r : f.origins)
       out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": " << r.path
           << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
+    if (!f.why.empty())
+      out << p.blue << pad << " = " << p.reset << p.bold << "why" << p.reset << ": " << f.why
+          << "\n";
     if (f.fix)
       out << p.blue << pad << " = " << p.reset << p.green << "help" << p.reset << ": "
           << f.fix->title << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "")
