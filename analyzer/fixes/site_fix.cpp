@@ -1,0 +1,162 @@
+#include "fixes/site_fix.h"
+
+#include <algorithm>
+
+#include "fixes/device_move_fix.h"
+#include "fixes/line_length.h"
+#include "model/text.h"
+
+namespace devlint {
+namespace {
+
+// `self.bias` when `__init__` may set it to None (`self.bias = None` on some path).
+bool assigns_none(const std::vector<Stmt *> &body, std::string_view attr) {
+  for (const Stmt *stmt : body) {
+    if (!stmt)
+      continue;
+    if (stmt->kind == StmtKind::Assign && stmt->value && stmt->value->kind == ExprKind::NoneLiteral)
+      for (const Expr *t : stmt->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
+          return true;
+    if (assigns_none(stmt->body, attr) || assigns_none(stmt->orelse, attr))
+      return true;
+  }
+  return false;
+}
+
+bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
+  if (!unit || !operand || operand->kind != ExprKind::Attribute ||
+      !is_name(operand->operands[0], "self"))
+    return false;
+  for (const ModuleClass *c = unit; c; c = c->bases.empty() ? nullptr : c->bases.front())
+    for (const FunctionDef *method : c->def->methods)
+      if (method->name == "__init__" && assigns_none(method->body, operand->text))
+        return true;
+  return false;
+}
+
+// A fresh tensor is best created on the right device (DEVICE_MODEL.md section 4): add
+// `device=x.device` to its constructor, at the site or where the value was made earlier in the
+// same function, with an `x` that holds the anchor's device at that point.
+std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch &m, size_t moved,
+                                               const std::string &anchor) {
+  const SourceFile &file = *site.file->source;
+  const SiteOperand &operand = site.operands[moved];
+  const Origin *fresh = nullptr;
+  for (const Origin *o : operand.origins) {
+    if (o->kind != OriginKind::Fresh || o->label == "cpu" || fresh)
+      return std::nullopt; // several origins, or a `.cpu()`: only a move fixes all of them
+    fresh = o;
+  }
+  if (!fresh)
+    return std::nullopt;
+  if (fresh->range.begin == operand.expr->range.begin &&
+      fresh->range.end == operand.expr->range.end)
+    return create_on_device_edit(file, operand.expr, anchor);
+  if (!site.function || fresh->file != site.file || fresh->range.end > site.expr->range.begin)
+    return std::nullopt;
+  const Expr *constructor = find_expr(*site.function, fresh->range);
+  if (!constructor)
+    return std::nullopt;
+  // The anchor's own name if it already holds its final value there, else the argument the
+  // anchor's device comes from.
+  if (anchor.find('.') == std::string::npos &&
+      final_binding_at(*site.function, anchor, constructor->range.begin))
+    return create_on_device_edit(file, constructor, anchor);
+  const OriginSet &anchor_origins = site.operands[m.anchor].origins;
+  bool one_argument =
+      !anchor_origins.empty() &&
+      std::all_of(anchor_origins.begin(), anchor_origins.end(), [&](const Origin *o) {
+        return o->kind == OriginKind::Input && o->label == anchor_origins[0]->label;
+      });
+  std::string argument(anchor_origins.empty() ? std::string_view{} : anchor_origins[0]->label);
+  if (one_argument && parameter_binding_at(*site.function, argument, constructor->range.begin))
+    return create_on_device_edit(file, constructor, argument);
+  return std::nullopt;
+}
+
+} // namespace
+
+void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, const Mismatch &m) {
+  const SourceFile &file = *site.file->source;
+  if (strategy == FixStrategy::None) {
+    finding.no_fix_reason = "the right device depends on intent";
+    return;
+  }
+  std::string anchor = device_anchor_text(file, site.operands[m.anchor].expr);
+  if (anchor.empty()) {
+    finding.no_fix_reason = "no operand is a plain name whose `.device` could anchor the move";
+    return;
+  }
+  // A list built elsewhere has no per-element expression to move.
+  if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
+    finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
+    return;
+  }
+  // A safe fix only moves values proven to be tensors: `.to()` on an int, None or a list breaks.
+  for (size_t i : m.moved) {
+    const SiteOperand &operand = site.operands[i];
+    std::string text = "`" + shorten_snippet(file.slice(operand.expr->range)) + "`";
+    for (const Origin *o : operand.origins)
+      if (o->maybe_not_tensor) {
+        finding.no_fix_reason = text + " may be a Python number, None or a list rather than a "
+                                       "tensor (an argument without a tensor annotation)";
+        return;
+      }
+    if (may_be_none_attribute(site.unit, operand.expr)) {
+      finding.no_fix_reason = text + " may be None (the module sets it to None in `__init__`)";
+      return;
+    }
+  }
+  Fix fix;
+  bool created = false;
+  std::vector<const Expr *> moved_operands;
+  for (size_t i : m.moved) {
+    const Expr *operand = site.operands[i].expr;
+    if (!operand || operand->range.end <= operand->range.begin ||
+        (operand->range.begin < site.expr->range.begin && site.kind != SiteKind::IndexPut)) {
+      continue;
+    }
+    moved_operands.push_back(operand);
+    if (strategy == FixStrategy::CreateOnAnchor)
+      if (auto edit = create_fresh_on_anchor(site, m, i, anchor)) {
+        fix.edits.push_back(*edit);
+        created = true;
+        continue;
+      }
+    fix.edits.push_back(move_to_device_edit(file, operand, anchor));
+  }
+  if (fix.edits.empty()) {
+    finding.no_fix_reason = "the operand is not a single expression at the site";
+    return;
+  }
+  // The fix keeps the file's style: a move that makes a line too long goes on a line of its own,
+  // out of simple statements only; otherwise there is no fix.
+  size_t limit = fix_line_limit(file);
+  if (!fits_line_limit(file, fix.edits, limit)) {
+    std::vector<TextEdit> hoisted;
+    for (const Expr *operand : moved_operands) {
+      auto edit = created || !site.statement
+                      ? std::nullopt
+                      : hoisted_move_edit(file, *site.statement, operand, anchor);
+      if (!edit || !fits_line_limit(file, {*edit}, limit)) {
+        finding.no_fix_reason = "the move would make a line longer than " + std::to_string(limit) +
+                                " characters and cannot go on a line of its own here";
+        return;
+      }
+      if (hoisted.empty() || hoisted.back().replacement != edit->replacement)
+        hoisted.push_back(*edit);
+    }
+    fix.edits = std::move(hoisted);
+  }
+  const Expr *first = site.operands[m.moved.front()].expr;
+  fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" + anchor + ".device`";
+  if (created && fix.edits.size() == 1)
+    fix.title = "Create `" + shorten_snippet(file.slice(first->range)) + "` on the device of `" +
+                anchor + "`";
+  if (m.moved.size() > 1)
+    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + anchor + ".device`";
+  finding.fix = std::move(fix);
+}
+
+} // namespace devlint
