@@ -14,4 +14,7 @@ std::string describe_origin(const Origin &origin, const Site &site);
 // A few words for a message's first line; the origins carry the full story.
 std::string short_origin(const Origin &origin, const Site &site);
 
+// Names as a C++ reader writes them: `torch::ones` for `torch.ones`, `fc` for `self.fc`.
+std::string cpp_spelling(std::string text);
+
 } // namespace devlint

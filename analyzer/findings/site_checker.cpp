@@ -17,7 +17,8 @@ std::string first_line(const Site &site, const Mismatch &m) {
   const SourceFile &file = *site.file->source;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op = "`" + site.operation + "`";
+  std::string op =
+      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
   std::string tail = site.kind == SiteKind::ModelCall ? ", which sit on different devices"
                                                       : ", which may be on different devices";
   const Origin &moved = *m.moved_origin;
