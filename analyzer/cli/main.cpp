@@ -5,6 +5,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "cli/devmap_command.h"
 #include "cli/fix_mode.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
@@ -121,12 +122,18 @@ int main(int argc, char **argv) {
   rule->add_option("code", rule_code, "Rule code (DL001) or name");
   rule->add_flag("--all", all_rules, "List every rule");
 
+  devlint::DevmapFlags devmap_flags;
+  auto *devmap = devlint::add_devmap_command(app, devmap_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     int code = app.exit(e);
     return code == 0 ? kExitClean : kExitError;
   }
+
+  if (devmap->parsed())
+    return devlint::run_devmap(devmap_flags);
 
   if (rule->parsed()) {
     if (!all_rules && rule_code.empty()) {
