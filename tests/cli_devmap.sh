@@ -38,4 +38,16 @@ run 2 "map that is not JSON" -- "$devlint" devmap "$tiny" --device-map '{"a": '
 expect err "not a JSON dict"
 run 2 "unknown function" -- "$devlint" devmap "$glm" --device-map "$glm/load_on_gpus.py:nope"
 expect err "no function \`nope\`"
+
+# devlint check narrowed and ranked by the placement.
+run 1 "check ranks by balanced maps" -- "$devlint" check --no-cache --isolated "$glm"
+expect out "placement: fails with 2 GPUs: \`shift_labels.view(-1)\` on cuda:0"
+run 1 "check --gpus 2, json level" -- "$devlint" check --no-cache --isolated --gpus 2 --output-format json "$glm"
+expect out '"level": "error"'
+run 1 "check under the corrected hand-written map" -- "$devlint" check --no-cache --isolated \
+  --device-map "$glm/device_map_chatglm3.py" --gpus 3 --output-format concise "$glm"
+expect out "Found 1 error"
+if grep -q DL003 "$tmp/out"; then echo "FAIL: the loss shares cuda:0 with the head under that map"; fail=1; fi
+run 1 "check --min-level error keeps errors" -- "$devlint" check --no-cache --isolated --min-level error "$glm"
+run 2 "check with a bad --max-memory" -- "$devlint" check --no-cache --isolated --max-memory 0=x "$glm"
 exit $fail

@@ -135,6 +135,7 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   }
   o.force_exclude = cli.force_exclude;
   o.jobs = cli.jobs;
+  o.placement = cli.placement;
   return o;
 }
 

@@ -26,6 +26,7 @@ struct CommandLineSettings {
   std::vector<PerFileIgnore> per_file_ignores;
   bool force_exclude = false;
   unsigned jobs = 0;
+  PlacementSettings placement; // --gpus, --max-memory, --device-map, --model-config, --dtype
 };
 
 enum class ConfigDiscovery {

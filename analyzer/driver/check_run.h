@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "driver/source_reading.h"
 #include "findings/finding.h"
+#include "findings/placement_rank.h"
 #include "findings/site_checker.h"
 #include "model/module_model.h"
 
@@ -38,6 +40,7 @@ struct CheckOptions {
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
+  PlacementSettings placement;             // ranking/narrowing by simulated placements
   // Run-wide (read from the options given to check_paths, not per directory): the result cache
   // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
   // and a callback after each package, for progress bars (called under a lock).
@@ -73,11 +76,6 @@ using SourceTexts = std::unordered_map<std::string, std::string>;
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory = nullptr,
                         const SourceTexts *texts = nullptr);
-
-// Reads one file with the checks every input gets (size, binary, UTF-8). Returns null and fills
-// `diagnostic` when the file cannot be analyzed.
-std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
-                                             Diagnostic &diagnostic);
 
 // Analyzes in-memory sources as one package (used by tests and by the fix loop).
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,

@@ -178,8 +178,9 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
     const Finding &f = findings[i];
     json result = {
         {"ruleId", f.code},
-        {"level", "error"},
-        {"message", message(message_with_origins(f))},
+        {"level", f.level == FindingLevel::Warning ? "warning" : "error"},
+        {"message", message(message_with_origins(f) +
+                            (f.placement.empty() ? "" : "\nPlacement: " + f.placement))},
         {"locations",
          {{{"physicalLocation",
             {{"artifactLocation", artifact(f.file->display_path)},
