@@ -27,6 +27,9 @@ struct CommandLineSettings {
   bool force_exclude = false;
   unsigned jobs = 0;
   PlacementSettings placement; // --gpus, --max-memory, --device-map, --model-config, --dtype
+  std::string libtorch_dir;    // --libtorch
+  std::string build_dir;       // -p
+  std::string pch_dir;         // where the precompiled LibTorch header is cached
 };
 
 enum class ConfigDiscovery {
