@@ -26,7 +26,7 @@ def model_of(rel_path):
 
 
 def run_devlint(devlint, directory, extra):
-    cmd = [devlint, "check", "--exit-zero", "--output-format", "json", *extra, directory]
+    cmd = [devlint, "check", "--exit-zero", "--no-cache", "--output-format", "json", *extra, directory]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr[-4000:])

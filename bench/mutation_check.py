@@ -97,7 +97,8 @@ def mutations(path):
 
 
 def run_devlint(devlint, directory, extra):
-    cmd = [devlint, "check", "--exit-zero", "-j", "1", "--output-format", "json", *extra, directory]
+    cmd = [devlint, "check", "--exit-zero", "--no-cache", "-j", "1", "--output-format", "json", *extra,
+           directory]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeError(f"devlint exited with {proc.returncode}: {proc.stderr[-400:]}")
