@@ -290,6 +290,11 @@ int main(int argc, char **argv) {
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
   print_diagnostics(result.diagnostics, adoption.silent);
+  if (result.files_checked == 0 && !result.had_error && !adoption.silent)
+    std::cerr << "warning: no Python files to check were found under the given paths\n";
+  render_options.nothing_checked = result.files_checked == 0;
+  render_options.files_not_checked = result.files_not_checked;
+  render_options.run_failed = result.had_error || fix_outcome.failed;
   if (adoption.show_files) {
     devlint::render_files(std::cout, result);
     return result.had_error ? kExitError : kExitClean;
