@@ -40,17 +40,25 @@ int SiteChecker::on_site(const Site &site) {
   Mismatch m;
   if (!find_mismatch(site, placement_, m))
     return -1;
+  // One finding per site: the first enabled rule, in registry order, that claims it. A disabled
+  // rule hands the site on (`--ignore DL004` leaves a torch.cat to DL001); a site that only
+  // disabled rules claim is still settled, so its result sits with its anchor.
+  bool claimed = false;
   const Rule *rule = nullptr;
-  for (const Rule *r : all_rules())
-    if (r->claims(site, m)) {
+  for (const Rule *r : all_rules()) {
+    if (!r->claims(site, m))
+      continue;
+    claimed = true;
+    if (selection_.enabled(r->info().code)) {
       rule = r;
       break;
     }
-  if (!rule)
+  }
+  if (!claimed)
     return -1;
   int anchor = static_cast<int>(m.anchor);
   seen_.emplace(key, anchor);
-  if (!selection_.enabled(rule->info().code))
+  if (!rule)
     return anchor;
   const SourceFile &file = *site.file->source;
   Finding f;

@@ -80,8 +80,9 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
                              [&](const auto &theirs) { return theirs.second == mine.second; });
         });
     for (const auto &[origin, group] : operands[i].groups) {
+      // `group` named through an init-capture: C++17 cannot capture a structured binding.
       bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
-                                [&](const auto &p) { return p.second == group; });
+                                [&, &group = group](const auto &p) { return p.second == group; });
       if (!shared && overlaps && !(origin->kind == OriginKind::Fresh && !origin->in_helper))
         continue;
       if (!shared) {
