@@ -1,6 +1,7 @@
 #include "config/config_file.h"
 
 #include <filesystem>
+#include <fstream>
 #include <toml++/toml.h>
 
 #include "rules/rule.h"
@@ -124,9 +125,21 @@ std::string shown_path(const std::string &path) {
 
 std::optional<ConfigFile> load_config_file(const std::string &given_path) {
   std::string path = shown_path(given_path);
+  std::ifstream in(given_path, std::ios::binary);
+  if (!in)
+    throw ConfigError(path, 0, "", "cannot read the file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    throw ConfigError(path, 0, "", "cannot read the file");
+  return load_config_text(text, given_path, path);
+}
+
+std::optional<ConfigFile> load_config_text(std::string_view text, const std::string &given_path,
+                                           const std::string &shown) {
+  std::string path = shown.empty() ? given_path : shown;
   toml::table document;
   try {
-    document = toml::parse_file(given_path);
+    document = toml::parse(text, given_path);
   } catch (const toml::parse_error &e) {
     throw ConfigError(path, static_cast<uint32_t>(e.source().begin.line), "",
                       "invalid TOML: " + std::string(e.description()));

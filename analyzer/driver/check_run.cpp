@@ -106,16 +106,24 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
     diagnostic.message = "cannot open file (permission denied or not a regular file)";
     return nullptr;
   }
+  std::string text;
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    diagnostic.severity = Severity::Error;
+    diagnostic.path = display_path(path);
+    diagnostic.message = "read error";
+    return nullptr;
+  }
+  return source_from_bytes(path, std::move(text), diagnostic);
+}
+
+std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string text,
+                                              Diagnostic &diagnostic) {
   auto file = std::make_unique<SourceFile>();
   file->path = path;
   file->display_path = display_path(path);
   diagnostic.path = file->display_path;
-  file->text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = "read error";
-    return nullptr;
-  }
+  file->text = std::move(text);
   if (file->text.find('\0') != std::string::npos) {
     diagnostic.severity = Severity::Warning;
     diagnostic.message = "skipped: binary file (contains NUL bytes)";
@@ -343,12 +351,15 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     result.files_checked += out.checked;
     result.had_error |= out.error;
   }
-  std::stable_sort(result.findings.begin(), result.findings.end(),
-                   [](const Finding &a, const Finding &b) {
-                     return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
-                            std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
-                   });
+  sort_findings(result.findings);
   return result;
+}
+
+void sort_findings(std::vector<Finding> &findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
+           std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
+  });
 }
 
 } // namespace devlint

@@ -68,11 +68,20 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
                                              Diagnostic &diagnostic);
 
+// The checks of read_source_file on bytes already read (binary, UTF-8): the one place where any
+// input, from disk or from a fuzzer, becomes a SourceFile. Returns null and fills `diagnostic`
+// when the text cannot be analyzed.
+std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string text,
+                                              Diagnostic &diagnostic);
+
 // Analyzes in-memory sources as one package (used by tests and by the fix loop).
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics = nullptr);
+
+// The order of every report: by path, line, column and code.
+void sort_findings(std::vector<Finding> &findings);
 
 // Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
 // suppression comments (and DL900), and `unfixable`.
