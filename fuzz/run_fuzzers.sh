@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Longer local fuzzing: each target for SECONDS (default 600) with a corpus kept in
 # fuzz/corpus/<target> (gitignored) between runs; crashes land in fuzz/crashes/<target>.
-# Build first: CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DDEVLINT_FUZZ=ON
-#              cmake --build build-fuzz -j2 --target fuzz_check_file fuzz_fix fuzz_config
+# Build first: CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -DDEVLINT_FUZZ=ON
+#              cmake --build build-asan -j2 --target fuzz_check_file fuzz_fix fuzz_config
 # Usage: fuzz/run_fuzzers.sh [SECONDS] [TARGET...]   (targets: check_file fix config)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=(check_file fix config)
-build=${DEVLINT_FUZZ_BUILD:-build-fuzz}
+build=${DEVLINT_FUZZ_BUILD:-build-asan}
 for target in "${targets[@]}"; do
   case $target in
   config) seeds=(fuzz/seeds/config) ;;

@@ -126,8 +126,9 @@ bool SiteChecker::find_mismatch(const Site &site, Mismatch &out) const {
                              [&](const auto &theirs) { return theirs.second == mine.second; });
         });
     for (const auto &[origin, group] : operands[i].groups) {
+      const auto &own_group = group; // C++17 lambdas cannot capture a structured binding
       bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
-                                [&](const auto &p) { return p.second == group; });
+                                [&](const auto &p) { return p.second == own_group; });
       if (!shared && overlaps && !(origin->kind == OriginKind::Fresh && !origin->in_helper))
         continue;
       if (!shared) {
