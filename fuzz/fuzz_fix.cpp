@@ -13,7 +13,7 @@ using namespace devlint;
 namespace {
 
 AnalyzeTexts analyzer_for(const std::string &text) {
-  return [text](const SourceTexts *texts) {
+  return [text](const SourceTexts *texts, const std::string *) {
     CheckResult result;
     std::string current = texts ? texts->at(fuzz::kFuzzPath) : text;
     Diagnostic diagnostic;

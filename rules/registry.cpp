@@ -1,6 +1,8 @@
 // Every rule, in precedence order: the first rule that claims a site reports it.
 #include "rules/rule.h"
 
+#include <string>
+
 namespace devlint {
 
 const Rule &script_device_mismatch_rule();
@@ -29,6 +31,22 @@ const Rule *find_rule(std::string_view code) {
     if (r->info().code == code || r->info().name == code)
       return r;
   return nullptr;
+}
+
+std::string resolve_selector(std::string_view selector) {
+  if (selector == "ALL")
+    return std::string(selector);
+  if (const Rule *rule = find_rule(selector))
+    return std::string(rule->info().code);
+  for (const Rule *rule : all_rules())
+    if (!selector.empty() && rule->info().code.substr(0, selector.size()) == selector)
+      return std::string(selector);
+  return {};
+}
+
+std::string rule_markdown(const RuleInfo &info) {
+  return "# " + std::string(info.name) + " (" + std::string(info.code) + ")\n\n" +
+         std::string(info.summary) + "\n\n" + std::string(info.doc);
 }
 
 } // namespace devlint

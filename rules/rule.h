@@ -43,6 +43,16 @@ public:
 };
 
 const std::vector<const Rule *> &all_rules();
+// By code ("DL001") or name ("cross-device-concat").
 const Rule *find_rule(std::string_view code);
+
+// A rule selector as written in `select`/`ignore` (a code, a code prefix, a rule name or "ALL"),
+// in the form RuleSelection matches: a name becomes its code. Empty when it selects no rule, so
+// that a typo is an error rather than a silently empty selection.
+std::string resolve_selector(std::string_view selector);
+
+// A rule's full documentation in Markdown: title, summary, then its doc (`devlint rule`, SARIF
+// help.markdown, the installed docs).
+std::string rule_markdown(const RuleInfo &info);
 
 } // namespace devlint

@@ -135,6 +135,11 @@ TEST(UnifiedDiff, OneChangedLineWithContext) {
                                                      " 8\n");
 }
 
+TEST(UnifiedDiff, AnAbsolutePathHasNoPrefix) {
+  std::string diff = unified_diff("a\n", "b\n", "/abs/pkg/m.py");
+  EXPECT_EQ(diff.rfind("--- /abs/pkg/m.py\n+++ /abs/pkg/m.py\n@@ -1,1 +1,1 @@\n", 0), 0u) << diff;
+}
+
 TEST(UnifiedDiff, DistantChangesGetSeparateHunksAndCloseOnesMerge) {
   std::string before, far_after, near_after;
   for (int i = 1; i <= 20; ++i) {

@@ -136,7 +136,7 @@ struct ScriptedFinding {
 using Script = std::function<std::vector<ScriptedFinding>(const std::string &text)>;
 
 AnalyzeTexts scripted(const std::string &original, Script script) {
-  return [original, script](const SourceTexts *texts) {
+  return [original, script](const SourceTexts *texts, const std::string *) {
     CheckResult result;
     auto file = std::make_unique<SourceFile>();
     file->path = file->display_path = "m.py";

@@ -180,3 +180,66 @@ TEST(ApplyFixes, IdenticalFixesOfTwoFindingsApplyOnce) {
 
 } // namespace
 } // namespace devlint
+
+namespace devlint {
+namespace {
+
+// The move edit for the first operand of the binary operation in `text`'s first statement.
+std::string moved_operand(const std::string &text, int side) {
+  auto file = testing::source(text);
+  auto syntax = lower_python(*file);
+  const Expr *value = syntax->body[0]->value;
+  TextEdit edit = move_to_device_edit(*file, value->operands[side], "h");
+  std::string out = file->text;
+  out.replace(edit.begin, edit.end - edit.begin, edit.replacement);
+  return out;
+}
+
+TEST(DeviceFix, MergesAMoveIntoAnExistingDtypeCast) {
+  EXPECT_EQ(moved_operand("y + x.to(target_dtype)\n", 1), "y + x.to(h.device, target_dtype)\n");
+  EXPECT_EQ(moved_operand("y + x.to(dtype=torch.float16)\n", 1),
+            "y + x.to(h.device, dtype=torch.float16)\n");
+}
+
+TEST(DeviceFix, ReusesTheSourcesParenthesesAndMovesTheTensorBesideANumber) {
+  EXPECT_EQ(moved_operand("y * (w - z)\n", 1), "y * (w - z).to(h.device)\n");
+  EXPECT_EQ(moved_operand("y * (1.0 - w)\n", 1), "y * (1.0 - w.to(h.device))\n");
+  EXPECT_EQ(moved_operand("y + 0.5 * w\n", 1), "y + 0.5 * w.to(h.device)\n");
+  // The parentheses of a call are the call's.
+  EXPECT_EQ(moved_operand("y + f(w - z)\n", 1), "y + f(w - z).to(h.device)\n");
+  EXPECT_EQ(moved_operand("y[~m.bool()]\n", 1), "y[(~m.bool()).to(h.device)]\n");
+}
+
+TEST(DeviceFix, FitsLineLimitCountsOnlyChangedLines) {
+  auto file = testing::source("a = b + c\nlong_untouched_line_here = 1\n");
+  EXPECT_TRUE(fits_line_limit(*file, {{8, 9, "c.to(b.device)"}}, 22));
+  EXPECT_FALSE(fits_line_limit(*file, {{8, 9, "c.to(b.device)"}}, 21));
+}
+
+TEST(DeviceFix, HoistsOnlyOutOfSimpleStatementsAndCertainOperands) {
+  const char *text = "    loss = loss_fct(logits.view(-1, n), labels.view(-1))\n"
+                     "    out = [x + labels for x in xs]\n"
+                     "    out = logits + labels if flag else logits\n"
+                     "    out = flag and logits + labels\n";
+  auto file = testing::source(std::string("def f(logits, labels, xs, flag, n):\n") + text);
+  auto syntax = lower_python(*file);
+  const FunctionDef *f = syntax->functions[0];
+  const Stmt &loss = *f->body[0];
+  auto edit = hoisted_move_edit(*file, loss, loss.value->operands[2], "logits");
+  ASSERT_TRUE(edit.has_value());
+  EXPECT_EQ(edit->replacement, "    labels = labels.to(logits.device)\n");
+  EXPECT_EQ(edit->begin, file->line_starts[1]);
+  // Inside a comprehension, a conditional expression or after `and`: not hoisted.
+  const Stmt &comprehension = *f->body[1];
+  const Expr *element = comprehension.value->operands[0];
+  EXPECT_FALSE(hoisted_move_edit(*file, comprehension, element->operands[1], "x").has_value());
+  const Stmt &conditional = *f->body[2];
+  const Expr *chosen = conditional.value->operands[0];
+  EXPECT_FALSE(hoisted_move_edit(*file, conditional, chosen->operands[1], "logits").has_value());
+  const Stmt &short_circuit = *f->body[3];
+  const Expr *right = short_circuit.value->operands[1];
+  EXPECT_FALSE(hoisted_move_edit(*file, short_circuit, right->operands[1], "logits").has_value());
+}
+
+} // namespace
+} // namespace devlint

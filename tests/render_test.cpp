@@ -6,6 +6,7 @@
 
 #include "render/render_support.h"
 #include "render/renderer.h"
+#include "rules/rule.h"
 #include "test_support.h"
 
 namespace devlint {
@@ -28,11 +29,12 @@ protected:
     f.fix = Fix{Applicability::Safe, "Move `b` to `a.device`", {{32, 33, "b.to(a.device)"}}};
     findings.push_back(std::move(f));
   }
-  std::string rendered(OutputFormat format) {
+  std::string rendered(OutputFormat format, const std::string &docs_url = "") {
     std::ostringstream out;
     RenderOptions options;
     options.tool_version = "9.9.9";
     options.source_root = "/src";
+    options.docs_url = docs_url;
     render(format, out, findings, options);
     return out.str();
   }
@@ -104,9 +106,9 @@ TEST_F(RenderTest, SarifCarriesRulesRelatedLocationsFixesAndFingerprints) {
   ASSERT_FALSE(rules.empty());
   for (const auto &rule : rules) {
     EXPECT_FALSE(rule["help"]["text"].get<std::string>().empty());
-    EXPECT_NE(rule["helpUri"].get<std::string>().find(rule["id"].get<std::string>()),
-              std::string::npos);
+    EXPECT_FALSE(rule.contains("helpUri")) << "no placeholder links without docs-url";
   }
+  EXPECT_FALSE(run["tool"]["driver"].contains("informationUri"));
   const auto &result = run["results"][0];
   EXPECT_EQ(rules[result["ruleIndex"].get<size_t>()]["id"], "DL001");
   const auto &location = result["locations"][0]["physicalLocation"];
@@ -119,6 +121,44 @@ TEST_F(RenderTest, SarifCarriesRulesRelatedLocationsFixesAndFingerprints) {
   EXPECT_EQ(change["replacements"][0]["insertedContent"]["text"], "b.to(a.device)");
   EXPECT_EQ(change["replacements"][0]["deletedRegion"]["startColumn"], 27);
   EXPECT_EQ(result["partialFingerprints"]["devlintSite/v1"], fingerprints(findings)[0]);
+}
+
+TEST_F(RenderTest, SarifHelpMarkdownIsTheWholeRuleDoc) {
+  nlohmann::json log = nlohmann::json::parse(rendered(OutputFormat::Sarif));
+  for (const auto &rule : log["runs"][0]["tool"]["driver"]["rules"]) {
+    const Rule *known = find_rule(rule["id"].get<std::string>());
+    ASSERT_NE(known, nullptr);
+    std::string markdown = rule["help"]["markdown"];
+    EXPECT_EQ(markdown, rule_markdown(known->info()));
+    EXPECT_NE(markdown.find(std::string(known->info().doc)), std::string::npos);
+    EXPECT_EQ(markdown.rfind("# " + std::string(known->info().name), 0), 0u);
+  }
+}
+
+TEST_F(RenderTest, SarifMessageLinksItsRelatedLocations) {
+  findings[0].message = "`x[0]` meets `a`";
+  findings[0].origins.push_back({"pkg/modeling_x.py", {0, 1, 1, 1, 1, 2}, "`b`: a parameter"});
+  nlohmann::json log = nlohmann::json::parse(rendered(OutputFormat::Sarif));
+  const auto &result = log["runs"][0]["results"][0];
+  // Literal brackets are escaped so that only the links are links.
+  EXPECT_EQ(result["message"]["text"], "`x\\[0\\]` meets `a`. Origins: [`a`](1), [`b`](2).");
+  EXPECT_EQ(result["relatedLocations"][0]["id"], 1);
+  EXPECT_EQ(result["relatedLocations"][1]["id"], 2);
+}
+
+TEST_F(RenderTest, DocsUrlSettingLinksRules) {
+  nlohmann::json json = nlohmann::json::parse(rendered(OutputFormat::Json));
+  EXPECT_TRUE(json[0]["url"].is_null());
+  json = nlohmann::json::parse(rendered(OutputFormat::Json, "https://docs.example/devlint/"));
+  EXPECT_EQ(json[0]["url"], "https://docs.example/devlint/DL001.md");
+  nlohmann::json log =
+      nlohmann::json::parse(rendered(OutputFormat::Sarif, "https://docs.example/r/{name}.html"));
+  const auto &driver = log["runs"][0]["tool"]["driver"];
+  EXPECT_EQ(driver["rules"][driver["rules"].size() - 1]["helpUri"],
+            "https://docs.example/r/unused-suppression.html");
+  EXPECT_EQ(driver["informationUri"], "https://docs.example/r/");
+  log = nlohmann::json::parse(rendered(OutputFormat::Sarif, "https://docs.example/devlint"));
+  EXPECT_EQ(log["runs"][0]["tool"]["driver"]["informationUri"], "https://docs.example/devlint");
 }
 
 TEST_F(RenderTest, SarifColumnsCountCodePoints) {
@@ -137,6 +177,7 @@ TEST_F(RenderTest, GitlabCodeQuality) {
   EXPECT_EQ(issues[0]["severity"], "major");
   EXPECT_EQ(issues[0]["location"]["path"], "pkg/modeling_x.py");
   EXPECT_EQ(issues[0]["location"]["positions"]["begin"]["line"], 2);
+  EXPECT_EQ(issues[0]["location"]["lines"]["begin"], 2);
   EXPECT_EQ(issues[0]["fingerprint"], fingerprints(findings)[0]);
 }
 

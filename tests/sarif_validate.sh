@@ -51,11 +51,15 @@ validate() { # validate NAME devlint-args...
   [ -s "$tmp/$name.report.sarif" ] || { cat "$tmp/$name.log"; fail "$name: the validator ran not"; }
   # Notes a careful producer may leave: message ids instead of text (SARIF2002), version control
   # details (SARIF2003, the caller's CI knows them), a reachable $schema (SARIF2006, offline here),
-  # embedded file contents (SARIF2013, large). Everything else, and every warning or error, fails.
-  python3 - "$tmp/$name.report.sarif" "$name" <<'PY' || { cat "$tmp/$name.log"; exit 1; }
+  # embedded file contents (SARIF2013, large). Without a `docs-url` setting devlint has no page to
+  # link (SARIF2005 informationUri, SARIF2012 helpUri): help.markdown carries the docs instead.
+  # Everything else, and every warning or error, fails.
+  python3 - "$tmp/$name.report.sarif" "$name" "$(test -f "$tmp/src/devlint.toml" && echo linked)" <<'PY' || { cat "$tmp/$name.log"; exit 1; }
 import json, sys
 report = json.load(open(sys.argv[1], encoding="utf-8-sig"))
 accepted = {"SARIF2002", "SARIF2003", "SARIF2006", "SARIF2013"}
+if sys.argv[3] != "linked":
+    accepted |= {"SARIF2005", "SARIF2012"}
 problems = []
 for run in report["runs"]:
     for note in run.get("invocations", [{}])[0].get("toolExecutionNotifications", []):
@@ -63,7 +67,7 @@ for run in report["runs"]:
             problems.append("tool: " + note["message"]["text"])
     for result in run.get("results", []):
         level = result.get("level", "warning")
-        if level in ("error", "warning") or result["ruleId"] not in accepted:
+        if result["ruleId"] not in accepted or level == "error":
             problems.append(f'{level} {result["ruleId"]}: {result["message"].get("text", result["message"])}')
 for p in problems:
     print(f"FAIL: {sys.argv[2]}: {p}")
@@ -72,7 +76,9 @@ PY
   echo "ok: $name validates"
 }
 validate findings .
+printf 'docs-url = "https://docs.example.com/devlint/rules/{code}.html"\n' > "$tmp/src/devlint.toml"
 validate clean "$tmp/clean.py"
+validate linked .
 python3 - "$tmp/findings.sarif" <<'PY' || exit 1
 import json, sys
 log = json.load(open(sys.argv[1]))
@@ -80,6 +86,9 @@ results = log["runs"][0]["results"]
 codes = sorted(r["ruleId"] for r in results)
 assert codes == ["DL001", "DL001", "DL900"], codes
 assert all(r["relatedLocations"] and r["fixes"] for r in results if r["ruleId"] == "DL001")
+# GitHub links related locations only when the message embeds them.
+assert all("](1)" in r["message"]["text"] and "](2)" in r["message"]["text"]
+           for r in results if r["ruleId"] == "DL001"), [r["message"]["text"] for r in results]
 uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
 assert "my%20models/modeling_tiny.py" in uris, uris
 print("ok: results, related locations, fixes and URIs as expected")

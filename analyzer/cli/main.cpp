@@ -1,13 +1,17 @@
 // The devlint command line: `devlint check PATH...` and `devlint rule CODE`.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
 
+#include "cli/adoption.h"
 #include "cli/fix_mode.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
+#include "driver/result_cache.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 
@@ -36,8 +40,10 @@ std::vector<std::string> split_codes(const std::vector<std::string> &values) {
   return out;
 }
 
-void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics) {
+void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics, bool errors_only) {
   for (const devlint::Diagnostic &d : diagnostics) {
+    if (errors_only && d.severity != devlint::Severity::Error)
+      continue;
     std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": " << d.path;
     if (d.line)
       std::cerr << ":" << d.line << ":" << d.column;
@@ -47,7 +53,12 @@ void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics) {
 
 int print_rule(const std::string &code, bool all) {
   if (all) {
-    for (const devlint::Rule *r : devlint::all_rules())
+    // all_rules() is in precedence order; people read the list in code order.
+    std::vector<const devlint::Rule *> rules = devlint::all_rules();
+    std::sort(rules.begin(), rules.end(), [](const devlint::Rule *a, const devlint::Rule *b) {
+      return a->info().code < b->info().code;
+    });
+    for (const devlint::Rule *r : rules)
       std::cout << r->info().code << "  " << r->info().name << "  " << r->info().summary << "\n";
     return kExitClean;
   }
@@ -56,10 +67,35 @@ int print_rule(const std::string &code, bool all) {
     std::cerr << "devlint: error: unknown rule `" << code << "` (see `devlint rule --all`)\n";
     return kExitError;
   }
-  const auto &info = rule->info();
-  std::cout << "# " << info.name << " (" << info.code << ")\n\n"
-            << info.summary << "\n\n"
-            << info.doc;
+  std::cout << devlint::rule_markdown(rule->info());
+  return kExitClean;
+}
+
+// The rule docs installed under share/doc/devlint/rules, and what a team hosts for `docs-url`.
+int write_rule_docs(const std::string &directory) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  std::ofstream index(std::filesystem::path(directory) / "index.md");
+  index << "# devlint rules\n\n| code | name | summary |\n| --- | --- | --- |\n";
+  std::vector<const devlint::Rule *> rules = devlint::all_rules();
+  std::sort(rules.begin(), rules.end(), [](const devlint::Rule *a, const devlint::Rule *b) {
+    return a->info().code < b->info().code;
+  });
+  for (const devlint::Rule *rule : rules) {
+    const devlint::RuleInfo &info = rule->info();
+    std::ofstream doc(std::filesystem::path(directory) / (std::string(info.code) + ".md"));
+    doc << devlint::rule_markdown(info);
+    index << "| [" << info.code << "](" << info.code << ".md) | " << info.name << " | "
+          << info.summary << " |\n";
+    if (!doc) {
+      std::cerr << "devlint: error: cannot write the rule docs to `" << directory << "`\n";
+      return kExitError;
+    }
+  }
+  if (!index) {
+    std::cerr << "devlint: error: cannot write the rule docs to `" << directory << "`\n";
+    return kExitError;
+  }
   return kExitClean;
 }
 
@@ -68,7 +104,7 @@ int print_rule(const std::string &code, bool all) {
 int main(int argc, char **argv) {
   CLI::App app{"devlint: finds multi-device placement bugs in PyTorch model code"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("devlint ") + DEVLINT_VERSION);
+  app.set_version_flag("-V,--version", std::string("devlint ") + DEVLINT_VERSION);
 
   auto *check = app.add_subcommand("check", "Check Python model files and directories");
   std::vector<std::string> paths;
@@ -114,12 +150,21 @@ int main(int argc, char **argv) {
   devlint::add_fix_flags(*check, fix_flags);
   check->add_option("--color", color, "Colorize output: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  devlint::AdoptionFlags adoption;
+  devlint::add_adoption_flags(*check, adoption);
+
+  auto *clean = app.add_subcommand("clean", "Remove the result cache");
+  std::string clean_cache_dir;
+  clean->add_option("--cache-dir", clean_cache_dir, "The cache directory (default as for check)");
 
   auto *rule = app.add_subcommand("rule", "Explain a rule");
   std::string rule_code;
   bool all_rules = false;
   rule->add_option("code", rule_code, "Rule code (DL001) or name");
   rule->add_flag("--all", all_rules, "List every rule");
+  std::string docs_directory;
+  rule->add_option("--write-docs", docs_directory,
+                   "Write every rule's doc to DIR/<CODE>.md and an index to DIR/index.md");
 
   try {
     app.parse(argc, argv);
@@ -128,7 +173,17 @@ int main(int argc, char **argv) {
     return code == 0 ? kExitClean : kExitError;
   }
 
+  if (clean->parsed()) {
+    std::string directory = devlint::default_cache_directory(clean_cache_dir), error;
+    if (!devlint::remove_cache_directory(directory, error)) {
+      std::cerr << "devlint: error: " << error << "\n";
+      return kExitError;
+    }
+    return kExitClean;
+  }
   if (rule->parsed()) {
+    if (!docs_directory.empty())
+      return write_rule_docs(docs_directory);
     if (!all_rules && rule_code.empty()) {
       std::cerr << "devlint: error: give a rule code or --all\n";
       return kExitError;
@@ -146,13 +201,25 @@ int main(int argc, char **argv) {
     cli.select = split_codes(select);
   cli.extend_select = split_codes(extend_select);
   cli.ignore = split_codes(ignore);
-  for (const auto &codes :
-       {cli.select.value_or(std::vector<std::string>{}), cli.extend_select, cli.ignore})
-    for (const std::string &code : codes)
-      if (code != "ALL" && code.rfind("DL", 0) != 0) {
-        std::cerr << "devlint: error: unknown rule selector `" << code << "`\n";
+  // As in a configuration file: rule names select their codes, and a selector that names no rule
+  // is an error rather than a silently empty selection.
+  std::vector<std::string> no_select;
+  for (std::vector<std::string> *codes :
+       {cli.select ? &*cli.select : &no_select, &cli.extend_select, &cli.ignore}) {
+    for (std::string &code : *codes) {
+      std::string resolved = devlint::resolve_selector(code);
+      if (resolved.empty()) {
+        std::cerr << "devlint: error: unknown rule selector `" << code
+                  << "` (see `devlint rule --all`)\n";
         return kExitError;
       }
+      code = resolved;
+    }
+  }
+  if (std::string error = devlint::apply_adoption_settings(adoption, cli); !error.empty()) {
+    std::cerr << "devlint: error: " << error << "\n";
+    return kExitError;
+  }
   cli.no_split_modules = no_split;
   cli.skip_keys = skip_keys;
   cli.jobs = jobs;
@@ -165,6 +232,17 @@ int main(int argc, char **argv) {
   }
   if (paths.empty())
     paths.push_back(".");
+  devlint::SourceTexts stdin_texts = devlint::read_stdin_paths(paths, adoption);
+  if (!stdin_texts.empty() && (fix_flags.active() || adoption.add_noqa)) {
+    std::cerr << "devlint: error: fixes and --add-noqa need files, not stdin\n";
+    return kExitError;
+  }
+  bool human_format = *parsed_format == devlint::OutputFormat::Full ||
+                      *parsed_format == devlint::OutputFormat::Concise;
+  std::unique_ptr<devlint::ResultCache> cache = devlint::open_result_cache(adoption);
+  devlint::ProgressBar progress(human_format && !adoption.quiet && !adoption.silent &&
+                                output_file.empty() && isatty(STDOUT_FILENO) &&
+                                isatty(STDERR_FILENO));
 
   devlint::CheckResult result;
   devlint::RenderOptions render_options;
@@ -175,10 +253,23 @@ int main(int argc, char **argv) {
                                      : config_path.empty() ? devlint::ConfigDiscovery::WalkUp
                                                            : devlint::ConfigDiscovery::ExplicitFile,
                                      config_path);
+    if (adoption.show_settings) {
+      devlint::render_settings(std::cout, resolver, paths.front());
+      return kExitClean;
+    }
     devlint::CheckOptions run_options;
     run_options.jobs = jobs;
-    if (const devlint::ConfigFile *config = resolver.config_for_current_directory())
+    // The fix modes re-analyze text that changes from pass to pass: no cache there (and --diff
+    // writes nothing at all).
+    run_options.cache = fix_flags.active() ? nullptr : cache.get();
+    run_options.discover_only = adoption.show_files;
+    run_options.on_progress = [&progress](size_t done, size_t total) {
+      progress.update(done, total);
+    };
+    if (const devlint::ConfigFile *config = resolver.config_for_current_directory()) {
       render_options.unsafe_fixes = config->unsafe_fixes.value_or(false);
+      render_options.docs_url = config->docs_url.value_or("");
+    }
     render_options.unsafe_fixes = fix_flags.unsafe(render_options.unsafe_fixes);
     if (fix_flags.active()) {
       fix_outcome = devlint::run_fix_mode(paths, run_options, &resolver, fix_flags,
@@ -186,8 +277,10 @@ int main(int argc, char **argv) {
       result = std::move(fix_outcome.result);
       render_options.fixed = fix_outcome.fixed;
     } else {
-      result = devlint::check_paths(paths, run_options, &resolver);
+      result = devlint::check_paths(paths, run_options, &resolver,
+                                    stdin_texts.empty() ? nullptr : &stdin_texts);
     }
+    progress.finish();
   } catch (const devlint::ConfigError &e) {
     std::cerr << "devlint: error: " << e.what() << "\n";
     return kExitError;
@@ -196,7 +289,19 @@ int main(int argc, char **argv) {
   bool tty = output_file.empty() && isatty(STDOUT_FILENO) != 0;
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
-  print_diagnostics(result.diagnostics);
+  print_diagnostics(result.diagnostics, adoption.silent);
+  if (adoption.show_files) {
+    devlint::render_files(std::cout, result);
+    return result.had_error ? kExitError : kExitClean;
+  }
+  if (adoption.add_noqa) {
+    bool failed = false;
+    size_t added = devlint::add_noqa_comments(result.findings, failed);
+    if (!adoption.silent)
+      std::cerr << "Added " << added << " noqa " << (added == 1 ? "directive" : "directives")
+                << ".\n";
+    return failed || result.had_error ? kExitError : kExitClean;
+  }
   if (fix_flags.active() && !fix_flags.reports_findings())
     return devlint::fix_mode_exit_code(fix_outcome, result, fix_flags, exit_zero);
   std::ofstream file_out;
@@ -208,7 +313,17 @@ int main(int argc, char **argv) {
     }
   }
   std::ostream &out = output_file.empty() ? std::cout : file_out;
-  devlint::render(*parsed_format, out, result.findings, render_options);
+  if (adoption.silent) // the exit code tells
+    out.flush();
+  else if (adoption.statistics)
+    devlint::render_statistics(out, result.findings, render_options,
+                               *parsed_format == devlint::OutputFormat::Json);
+  else if (adoption.quiet && *parsed_format == devlint::OutputFormat::Full)
+    devlint::render_full(out, result.findings, render_options);
+  else if (adoption.quiet && *parsed_format == devlint::OutputFormat::Concise)
+    devlint::render_concise(out, result.findings, render_options);
+  else
+    devlint::render(*parsed_format, out, result.findings, render_options);
   out.flush();
   if (!out) {
     std::cerr << "devlint: error: writing the findings failed\n";

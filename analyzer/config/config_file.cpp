@@ -34,6 +34,12 @@ public:
     fail(node, key, "expected true or false");
   }
 
+  std::string text(const toml::node &node, const std::string &key) const {
+    if (!node.is_string())
+      fail(node, key, "expected a string");
+    return *node.value<std::string>();
+  }
+
   std::vector<std::string> strings(const toml::node &node, const std::string &key) const {
     const toml::array *array = node.as_array();
     if (!array)
@@ -52,13 +58,10 @@ public:
     std::vector<std::string> codes = strings(node, key);
     const toml::array &array = *node.as_array();
     for (size_t i = 0; i < codes.size(); ++i) {
-      bool known = codes[i] == "ALL" || find_rule(codes[i]);
-      for (const Rule *rule : all_rules())
-        known = known || rule->info().code.rfind(codes[i], 0) == 0;
-      if (!known)
+      std::string resolved = resolve_selector(codes[i]);
+      if (resolved.empty())
         fail(*array.get(i), key, "unknown rule selector `" + codes[i] + "`");
-      if (const Rule *rule = find_rule(codes[i]))
-        codes[i] = std::string(rule->info().code); // a rule name selects its code
+      codes[i] = resolved; // a rule name selects its code
     }
     return codes;
   }
@@ -89,6 +92,8 @@ public:
         config.unfixable = selectors(node, key);
       else if (key == "unsafe-fixes")
         config.unsafe_fixes = boolean(node, key);
+      else if (key == "docs-url")
+        config.docs_url = text(node, key);
       else if (key == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
       else if (key == "per-file-ignores") {

@@ -51,6 +51,18 @@ const CheckOptions &ConfigResolver::options_for(const std::string &directory) {
   return options_from(nearest_config(absolute));
 }
 
+const ConfigFile *ConfigResolver::config_for(const std::string &directory) {
+  if (discovery_ == ConfigDiscovery::Isolated)
+    return nullptr;
+  if (discovery_ == ConfigDiscovery::ExplicitFile)
+    return &*explicit_config_;
+  std::string absolute =
+      fs::absolute(directory.empty() ? "." : directory).lexically_normal().string();
+  if (absolute.size() > 1 && absolute.back() == '/')
+    absolute.pop_back();
+  return nearest_config(absolute);
+}
+
 const ConfigFile *ConfigResolver::config_for_current_directory() {
   if (discovery_ == ConfigDiscovery::Isolated)
     return nullptr;
@@ -96,6 +108,26 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   append(o.overrides.extra_skip_keys, cli.skip_keys);
   if (cli.report_unused_suppressions)
     o.report_unused_suppressions = *cli.report_unused_suppressions;
+  // Command-line globs are absolute; the config's are relative to its directory.
+  auto relative_to_base = [&o](const std::string &pattern) {
+    if (pattern.empty() || pattern.front() != '/')
+      return pattern;
+    fs::path base = fs::absolute(o.base_directory.empty() ? "." : o.base_directory);
+    return fs::path(pattern).lexically_relative(base.lexically_normal()).generic_string();
+  };
+  if (cli.exclude) {
+    o.exclude.clear();
+    if (config)
+      append(o.exclude, config->extend_exclude);
+    for (const std::string &p : *cli.exclude)
+      o.exclude.push_back(relative_to_base(p));
+  }
+  for (const std::string &p : cli.extend_exclude)
+    o.exclude.push_back(relative_to_base(p));
+  for (PerFileIgnore entry : cli.per_file_ignores) {
+    entry.pattern = relative_to_base(entry.pattern);
+    o.per_file_ignores.push_back(std::move(entry));
+  }
   o.force_exclude = cli.force_exclude;
   o.jobs = cli.jobs;
   return o;

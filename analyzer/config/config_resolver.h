@@ -19,6 +19,11 @@ struct CommandLineSettings {
   std::optional<std::vector<std::string>> select; // replaces the file's `select`
   std::vector<std::string> extend_select, ignore, no_split_modules, skip_keys;
   std::optional<bool> report_unused_suppressions, unsafe_fixes;
+  // --exclude replaces the file's `exclude`; --extend-exclude and --per-file-ignores add. Their
+  // globs are absolute where they contain a `/` (relative to where devlint was started).
+  std::optional<std::vector<std::string>> exclude;
+  std::vector<std::string> extend_exclude;
+  std::vector<PerFileIgnore> per_file_ignores;
   bool force_exclude = false;
   unsigned jobs = 0;
 };
@@ -41,6 +46,8 @@ public:
   // The configuration in force for the current directory (for run-wide settings such as
   // unsafe-fixes), or null.
   const ConfigFile *config_for_current_directory();
+  // The configuration in force for `directory`, or null (for --show-settings).
+  const ConfigFile *config_for(const std::string &directory);
 
 private:
   const ConfigFile *nearest_config(const std::string &absolute_directory);

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "driver/path_patterns.h"
+#include "driver/result_cache.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
 #include "placement/placement_analysis.h"
@@ -210,7 +211,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   for (const std::string &path : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) {
+    bool given_as_text = texts && texts->count(path); // stdin, an editor's buffer
+    if (given_as_text)
+      status = fs::file_status(fs::file_type::regular);
+    else if (ec || !fs::exists(status)) {
       result.diagnostics.push_back({Severity::Error, path, 0, 0, "no such file or directory"});
       result.had_error = true;
       continue;
@@ -280,6 +284,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   };
   std::vector<PackageOutput> outputs(jobs.size());
   std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  size_t files_done = 0, files_total = 0;
+  for (const PackageJob *job : jobs)
+    files_total += job->paths.size();
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       PackageOutput &out = outputs[i];
@@ -303,7 +311,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       }
       // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
       std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
-      for (size_t k = 0; k < reported.size(); ++k) {
+      for (size_t k = 0; k < reported.size() && !options.discover_only; ++k) {
         const std::string &text = reported[k]->text;
         for (size_t pos = text.find("from ."); pos != std::string::npos;
              pos = text.find("from .", pos + 6)) {
@@ -327,8 +335,32 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           }
         }
       }
-      if (!sources.empty())
-        out.findings = check_package(sources, reported, package_options, &out.diagnostics);
+      if (!sources.empty() && !options.discover_only) {
+        // Files given as text (the fix loop, the editor) are never cached: they change often.
+        ResultCache *cache = texts ? nullptr : options.cache;
+        std::string key;
+        if (cache) {
+          std::vector<const SourceFile *> context(sources.begin() + reported.size(), sources.end());
+          key = cache->package_key(reported, context, package_options);
+        }
+        if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
+          out.findings = std::move(cached->findings);
+          for (Diagnostic &d : cached->diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        } else {
+          std::vector<Diagnostic> analysis_diagnostics;
+          out.findings = check_package(sources, reported, package_options, &analysis_diagnostics);
+          if (cache)
+            cache->store(key, reported, out.findings, analysis_diagnostics);
+          for (Diagnostic &d : analysis_diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        }
+      }
+      if (options.on_progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        files_done += jobs[i]->paths.size();
+        options.on_progress(files_done, files_total);
+      }
     }
   };
   unsigned threads =

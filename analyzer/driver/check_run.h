@@ -3,6 +3,7 @@
 // findings and input diagnostics in a deterministic order.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,8 @@
 #include "model/module_model.h"
 
 namespace devlint {
+
+class ResultCache;
 
 // A glob and the rules it turns off (`per-file-ignores`).
 struct PerFileIgnore {
@@ -35,6 +38,13 @@ struct CheckOptions {
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
+  // Run-wide (read from the options given to check_paths, not per directory): the result cache
+  // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
+  // and a callback after each package, for progress bars (called under a lock).
+  // With `discover_only`, files are found and read but not analyzed (--show-files).
+  ResultCache *cache = nullptr;
+  std::function<void(size_t files_done, size_t files_total)> on_progress;
+  bool discover_only = false;
 };
 
 // Resolves the options for the files of one directory (for example from the nearest config

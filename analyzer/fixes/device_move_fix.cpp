@@ -1,5 +1,9 @@
 #include "fixes/device_move_fix.h"
 
+#include <algorithm>
+
+#include "fixes/line_length.h"
+
 namespace devlint {
 namespace {
 
@@ -48,11 +52,44 @@ bool names_device(const Expr *e) {
   return e->kind == ExprKind::Call && dotted_name(e->operands[0]) == "torch.device";
 }
 
-// Arguments of `.to(...)` that name a dtype: `torch.float16`, `x.dtype`.
+// Arguments of `.to(...)` that name a dtype: `torch.float16`, `x.dtype`, `target_dtype`.
 bool names_dtype(const Expr *e) {
-  if (!e || e->kind != ExprKind::Attribute)
+  if (!e || (e->kind != ExprKind::Attribute && e->kind != ExprKind::Name))
     return false;
-  return e->text == "dtype" || dotted_name(e).rfind("torch.", 0) == 0;
+  std::string_view name = e->text;
+  if (name.size() >= 5 && name.substr(name.size() - 5) == "dtype")
+    return true;
+  return e->kind == ExprKind::Attribute && dotted_name(e).rfind("torch.", 0) == 0;
+}
+
+bool is_number(const Expr *e) {
+  return e && (e->kind == ExprKind::Number ||
+               (e->kind == ExprKind::UnaryOp && e->operands[0]->kind == ExprKind::Number));
+}
+
+bool identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether the operand sits directly in parentheses of its own in the source, `a * (1 - w)`, as
+// opposed to the argument list of a call, `f(1 - w)`: the move can reuse them.
+bool parenthesized(const SourceFile &file, const Expr *operand) {
+  uint32_t open = operand->range.begin;
+  while (open > 0 && (file.text[open - 1] == ' ' || file.text[open - 1] == '\t'))
+    --open;
+  uint32_t close = operand->range.end;
+  while (close < file.text.size() && (file.text[close] == ' ' || file.text[close] == '\t'))
+    ++close;
+  if (open == 0 || file.text[open - 1] != '(' || close >= file.text.size() ||
+      file.text[close] != ')')
+    return false;
+  uint32_t before = open - 1;
+  while (before > 0 && (file.text[before - 1] == ' ' || file.text[before - 1] == '\t'))
+    --before;
+  if (before == 0)
+    return true;
+  char c = file.text[before - 1];
+  return !identifier_char(c) && c != ')' && c != ']';
 }
 
 void collect_targets(const Expr *target, std::string_view name, bool &found) {
@@ -242,6 +279,13 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor) {
   const std::string target = anchor + ".device";
+  // `0.5 * x`, `1 - w`: the number goes anywhere, move the tensor.
+  if (operand->kind == ExprKind::BinaryOp && operand->text != "@") {
+    if (is_number(operand->operands[0]) && !is_number(operand->operands[1]))
+      return move_to_device_edit(file, operand->operands[1], anchor);
+    if (is_number(operand->operands[1]) && !is_number(operand->operands[0]))
+      return move_to_device_edit(file, operand->operands[0], anchor);
+  }
   if (operand->kind == ExprKind::Call && operand->operands[0]->kind == ExprKind::Attribute &&
       !is_module_function(operand->operands[0])) {
     const Expr *method = operand->operands[0];
@@ -259,15 +303,29 @@ TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
       if (names_dtype(first) && !operand->keyword("device"))
         return TextEdit{first->range.begin, first->range.begin, target + ", "};
     }
-    if (name == "to")
+    if (name == "to") {
       if (const Keyword *device = operand->keyword("device"))
         return TextEdit{device->value->range.begin, device->value->range.end, target};
+      // `x.to(dtype=torch.float16)` -> `x.to(a.device, dtype=torch.float16)`.
+      if (operand->operands.size() == 1 && operand->keyword("dtype")) {
+        uint32_t open = method->range.end;
+        while (open < operand->range.end && file.text[open] != '(')
+          ++open;
+        if (open < operand->range.end)
+          return TextEdit{open + 1, open + 1, target + ", "};
+      }
+    }
   }
   std::string text(file.slice(operand->range));
   bool atomic = operand->kind == ExprKind::Name || operand->kind == ExprKind::Attribute ||
                 operand->kind == ExprKind::Call || operand->kind == ExprKind::Subscript;
-  // A parenthesized operand keeps its parentheses in the range only when tree-sitter included
-  // them; wrap anything that is not atomic.
+  if (!atomic && parenthesized(file, operand)) {
+    // `a * (1 - w)` -> `a * (1 - w).to(x.device)`: reuse the source's parentheses.
+    uint32_t close = operand->range.end;
+    while (file.text[close] != ')')
+      ++close;
+    return TextEdit{close + 1, close + 1, ".to(" + target + ")"};
+  }
   if (!atomic)
     text = "(" + text + ")";
   return TextEdit{operand->range.begin, operand->range.end, text + ".to(" + target + ")"};
@@ -292,6 +350,124 @@ std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr
   std::string insert = has_args && !trailing_comma ? ", " : (trailing_comma ? " " : "");
   insert += "device=" + anchor + ".device";
   return TextEdit{cursor, cursor, insert};
+}
+
+} // namespace devlint
+
+namespace devlint {
+namespace {
+
+// Where `target` sits in `e`: found, and whether reaching it is certain each time `e` runs (not
+// inside a comprehension, lambda, conditional expression or a short-circuit operand).
+bool locate(const Expr *e, const Expr *target, bool certain, bool &found_certain) {
+  if (!e)
+    return false;
+  if (e == target) {
+    found_certain = certain;
+    return true;
+  }
+  bool inner_certain = certain && e->kind != ExprKind::Comprehension && e->kind != ExprKind::Lambda;
+  for (size_t i = 0; i < e->operands.size(); ++i) {
+    bool operand_certain = inner_certain;
+    if (e->kind == ExprKind::Conditional && i != 1)
+      operand_certain = false; // `a if c else b`: only `c` always runs
+    if (e->kind == ExprKind::BoolOp && e->text != "not" && i > 0)
+      operand_certain = false;
+    if (locate(e->operands[i], target, operand_certain, found_certain))
+      return true;
+  }
+  for (const Keyword &k : e->keywords)
+    if (locate(k.value, target, inner_certain, found_certain))
+      return true;
+  return false;
+}
+
+// The local name whose move moves `operand`: `labels` for `labels`, `labels.view(-1)`,
+// `labels[:, 1:]`.
+const Expr *moved_base(const Expr *operand) {
+  for (int depth = 0; operand && depth < 32; ++depth) {
+    if (operand->kind == ExprKind::Name)
+      return is_name(operand, "self") ? nullptr : operand;
+    if (operand->kind == ExprKind::Subscript) {
+      operand = operand->operands[0];
+      continue;
+    }
+    if (operand->kind == ExprKind::Call && operand->operands[0]->kind == ExprKind::Attribute &&
+        keeps_device(operand->operands[0]->text) && !is_module_function(operand->operands[0])) {
+      operand = operand->operands[0]->operands[0];
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+bool fits_line_limit(const SourceFile &file, const std::vector<TextEdit> &edits, size_t limit) {
+  if (edits.empty())
+    return true;
+  std::vector<TextEdit> sorted = edits;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const TextEdit &a, const TextEdit &b) { return a.begin < b.begin; });
+  uint32_t from = sorted.front().begin;
+  while (from > 0 && file.text[from - 1] != '\n')
+    --from;
+  uint32_t to = sorted.back().end;
+  while (to < file.text.size() && file.text[to] != '\n')
+    ++to;
+  std::string region;
+  uint32_t cursor = from;
+  for (const TextEdit &edit : sorted) {
+    if (edit.begin < cursor)
+      return false; // overlapping edits: not one fix
+    region.append(file.text, cursor, edit.begin - cursor);
+    region += edit.replacement;
+    cursor = edit.end;
+  }
+  region.append(file.text, cursor, to - cursor);
+  std::string_view original(file.text.data() + from, to - from);
+  size_t start = 0;
+  while (start <= region.size()) {
+    size_t end = region.find('\n', start);
+    if (end == std::string::npos)
+      end = region.size();
+    std::string_view line(region.data() + start, end - start);
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    // A line the fix did not touch may already be over a configured limit: only new lines count.
+    if (display_width(line) > limit && original.find(line) == std::string_view::npos)
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &statement,
+                                          const Expr *operand, const std::string &anchor) {
+  if (statement.kind != StmtKind::Assign && statement.kind != StmtKind::AugAssign &&
+      statement.kind != StmtKind::Expr && statement.kind != StmtKind::Return)
+    return std::nullopt;
+  const Expr *base = moved_base(operand);
+  if (!base)
+    return std::nullopt;
+  bool certain = false;
+  bool found = locate(statement.value, operand, true, certain);
+  for (const Expr *target : statement.targets)
+    found = found || locate(target, operand, true, certain);
+  if (!found || !certain)
+    return std::nullopt;
+  // The statement must start its line: `if x: y = a + b` has no line of its own to precede.
+  uint32_t line_start = statement.range.begin;
+  while (line_start > 0 && file.text[line_start - 1] != '\n')
+    --line_start;
+  for (uint32_t i = line_start; i < statement.range.begin; ++i)
+    if (file.text[i] != ' ' && file.text[i] != '\t')
+      return std::nullopt;
+  std::string indent = file.text.substr(line_start, statement.range.begin - line_start);
+  std::string name(file.slice(base->range));
+  return TextEdit{line_start, line_start,
+                  indent + name + " = " + name + ".to(" + anchor + ".device)\n"};
 }
 
 } // namespace devlint

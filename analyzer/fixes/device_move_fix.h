@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "findings/finding.h"
 #include "model/syntax.h"
@@ -31,6 +32,17 @@ bool final_binding_at(const FunctionDef &function, std::string_view name, uint32
 // Whether `name` at `position` still holds the argument passed for parameter `name`: no
 // assignment to it comes before `position` or repeats in a loop around `position`.
 bool parameter_binding_at(const FunctionDef &function, std::string_view name, uint32_t position);
+
+// Whether every line the edits change stays within `limit` characters (fix_line_limit).
+bool fits_line_limit(const SourceFile &file, const std::vector<TextEdit> &edits, size_t limit);
+
+// The move on a line of its own before `statement`, `labels = labels.to(logits.device)`, for an
+// operand that is a local name or a device-keeping chain on one (`labels.view(-1)`). Only out of
+// a simple statement that starts its line, and only for an operand evaluated every time the
+// statement runs (never out of comprehensions, lambdas, conditional expressions or the right of
+// `and`/`or`, where moving it first would change what runs).
+std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &statement,
+                                          const Expr *operand, const std::string &anchor);
 
 // `torch.zeros(n)` -> `torch.zeros(n, device=<anchor>.device)`.
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,

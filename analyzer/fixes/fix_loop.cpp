@@ -1,12 +1,14 @@
 #include "fixes/fix_loop.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "fixes/apply_fixes.h"
 #include "fixes/fix_safety.h"
 
 namespace devlint {
+namespace fs = std::filesystem;
 namespace {
 
 // What identifies a fix across passes, whose offsets move: its rule, the flagged text and what
@@ -36,7 +38,7 @@ public:
       : analyze_(analyze), settings_(settings) {}
 
   FixLoopResult run() {
-    out_.remaining = analyze_(nullptr);
+    out_.remaining = analyze_(nullptr, nullptr);
     // Every pass analyzes the texts read by the first one, so a file edited on disk meanwhile
     // cannot mix into the result; writing checks for such edits (fix_files.h).
     for (const auto &file : out_.remaining.files) {
@@ -50,8 +52,8 @@ public:
       SourceTexts next = texts_;
       for (auto &[path, change] : changes)
         next[path] = change.applied.text;
-      CheckResult analysis = analyze_(&next);
-      if (adds_findings(out_.remaining, analysis, changes)) {
+      CheckResult analysis = analyze_(&next, nullptr);
+      if (adds_findings(out_.remaining, analysis)) {
         blame_added_findings(changes);
         continue; // this pass is not kept; the next one runs without the fixes to blame
       }
@@ -128,49 +130,51 @@ private:
     return changes;
   }
 
-  // The findings of `after` that are not findings of `before` moved by the edits.
-  static std::vector<const Finding *>
-  added_findings(const CheckResult &before, const CheckResult &after,
-                 const std::map<std::string, FileChange> &changes) {
-    std::set<std::tuple<std::string, std::string, uint32_t>> old;
+  // The (file, rule) pairs with more findings after the pass than before it. Counted, not
+  // matched by position: a fix may move code (hoisting, merged casts), and a finding it moves
+  // is not a new one.
+  static std::vector<const Finding *> added_findings(const CheckResult &before,
+                                                     const CheckResult &after,
+                                                     const std::string *only_path = nullptr) {
+    std::map<std::pair<std::string, std::string>, long> balance;
     for (const Finding &f : before.findings)
-      old.insert({f.file->path, f.code, f.range.begin});
+      if (!only_path || f.file->path == *only_path)
+        --balance[{f.file->path, f.code}];
     std::vector<const Finding *> added;
-    static const std::vector<TextEdit> kNoEdits;
-    for (const Finding &f : after.findings) {
-      auto change = changes.find(f.file->path);
-      const auto &edits = change == changes.end() ? kNoEdits : change->second.applied.edits;
-      if (!old.count({f.file->path, f.code, offset_before_edits(f.range.begin, edits)}))
+    for (const Finding &f : after.findings)
+      if ((!only_path || f.file->path == *only_path) && ++balance[{f.file->path, f.code}] > 0)
         added.push_back(&f);
-    }
     return added;
   }
 
-  static bool adds_findings(const CheckResult &before, const CheckResult &after,
-                            const std::map<std::string, FileChange> &changes) {
-    return !added_findings(before, after, changes).empty();
+  static bool adds_findings(const CheckResult &before, const CheckResult &after) {
+    return !added_findings(before, after).empty();
   }
 
-  // A pass added a finding: try each of its fixes alone and drop the ones that add one.
+  // A pass added a finding: try each of its fixes alone (analyzing only that file's package)
+  // and drop the ones that add one.
   void blame_added_findings(const std::map<std::string, FileChange> &changes) {
-    std::vector<const Finding *> blamed;
+    bool blamed = false;
     auto allowed_here = [this](const Finding &f) { return allowed(f); };
-    for (const auto &[path, change] : changes)
+    for (const auto &[path, change] : changes) {
+      CheckResult before = analyze_(&texts_, &path);
       for (const Finding *f : change.applied.applied_findings) {
-        std::map<std::string, FileChange> alone;
-        alone[path] = {change.file, apply_fixes(change.file->text, {f}, allowed_here)};
         SourceTexts texts = texts_;
-        texts[path] = alone[path].applied.text;
-        CheckResult analysis = analyze_(&texts);
-        auto added = added_findings(out_.remaining, analysis, alone);
-        if (!added.empty()) {
-          blamed.push_back(f);
+        texts[path] = apply_fixes(change.file->text, {f}, allowed_here).text;
+        CheckResult analysis = analyze_(&texts, &path);
+        for (const auto &[other, unused] : changes) {
+          auto added = added_findings(before, analysis, &other);
+          if (added.empty())
+            continue;
           const Finding &first = *added.front();
           drop(*f, "it would add a finding: " + first.code + " at " + first.file->display_path +
                        ":" + std::to_string(first.range.line));
+          blamed = true;
+          break;
         }
       }
-    if (blamed.empty())
+    }
+    if (!blamed)
       for (const auto &[path, change] : changes)
         for (const Finding *f : change.applied.applied_findings)
           drop(*f, "together with the other fixes of its pass, it would add a finding");
@@ -210,7 +214,7 @@ private:
         changed_.erase(it);
       }
     }
-    out_.remaining = analyze_(&texts_);
+    out_.remaining = analyze_(&texts_, nullptr);
   }
 
   const AnalyzeTexts &analyze_;
@@ -237,8 +241,23 @@ FixLoopResult fix_until_stable(const AnalyzeTexts &analyze, const FixLoopSetting
 FixLoopResult fix_until_stable(const std::vector<std::string> &paths, const CheckOptions &options,
                                DirectoryOptionsSource *per_directory,
                                const FixLoopSettings &settings) {
-  AnalyzeTexts analyze = [&](const SourceTexts *texts) {
-    return check_paths(paths, options, per_directory, texts);
+  AnalyzeTexts analyze = [&](const SourceTexts *texts, const std::string *only) {
+    if (!only)
+      return check_paths(paths, options, per_directory, texts);
+    // Just the package of `only`: its directory, or the files named in it.
+    fs::path directory = fs::path(*only).parent_path();
+    std::vector<std::string> scoped;
+    for (const std::string &given : paths) {
+      fs::path p = fs::path(given).lexically_normal();
+      std::error_code ec;
+      if (fs::is_directory(p, ec))
+        scoped.push_back(directory.string());
+      else if (p.parent_path() == directory)
+        scoped.push_back(p.string());
+    }
+    std::sort(scoped.begin(), scoped.end());
+    scoped.erase(std::unique(scoped.begin(), scoped.end()), scoped.end());
+    return check_paths(scoped, options, per_directory, texts);
   };
   return fix_until_stable(analyze, settings);
 }

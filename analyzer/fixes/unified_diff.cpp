@@ -115,7 +115,12 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
 
   // GNU patch ends a file name at a tab; git writes one after names with spaces for it.
   const std::string name_end = path.find(' ') != std::string::npos ? "\t\n" : "\n";
-  std::string out = "--- a/" + path + name_end + "+++ b/" + path + name_end;
+  // A relative path gets git's a/ and b/ prefixes (patch -p1); an absolute one stands alone, as
+  // `diff -u` writes it (patch -p0), never `a//abs`.
+  const bool absolute = !path.empty() && path.front() == '/';
+  const std::string old_name = absolute ? path : "a/" + path;
+  const std::string new_name = absolute ? path : "b/" + path;
+  std::string out = "--- " + old_name + name_end + "+++ " + new_name + name_end;
   size_t i = 0;
   while (i < script.size()) {
     if (script[i].op == LineOp::Keep) {

@@ -6,7 +6,93 @@ namespace devlint {
 
 namespace {
 constexpr int kMaxNesting = 32; // guards against inheritance or containment cycles
+
+// How one parent uses a child attribute: the calls `self.child(...)` it makes, and whether it
+// touches the attribute any other way (then its calls cannot all be seen).
+struct ChildUses {
+  std::vector<const Expr *> calls;
+  bool other_use = false;
+};
+
+// `past_key_value`, `layer_past`, `kv_cache`: what a block returned at the previous step and
+// receives again; it was made by that block's own projections.
+bool is_own_cache_name(std::string_view name) {
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  return name.substr(0, 4) == "past" || name == "layer_past" || name == "cache" ||
+         ends_with("kv_cache") || ends_with("_cache") || ends_with("key_value") ||
+         ends_with("key_values");
 }
+
+bool is_self_attribute(const Expr *e, std::string_view name) {
+  return e && e->kind == ExprKind::Attribute && e->text == name && is_name(e->operands[0], "self");
+}
+
+void collect_uses(const Expr *e, std::string_view child, ChildUses &uses, int depth = 0) {
+  if (!e || depth > 64)
+    return;
+  if (e->kind == ExprKind::Call) {
+    const Expr *callee = e->operands[0];
+    // `self.child(...)` and `self.child.forward(...)`.
+    if (is_self_attribute(callee, child) ||
+        (callee->kind == ExprKind::Attribute && callee->text == "forward" &&
+         is_self_attribute(callee->operands[0], child))) {
+      uses.calls.push_back(e);
+      for (size_t i = 1; i < e->operands.size(); ++i)
+        collect_uses(e->operands[i], child, uses, depth + 1);
+      for (const Keyword &k : e->keywords)
+        collect_uses(k.value, child, uses, depth + 1);
+      return;
+    }
+  }
+  if (is_self_attribute(e, child)) {
+    uses.other_use = true;
+    return;
+  }
+  for (const Expr *operand : e->operands)
+    collect_uses(operand, child, uses, depth + 1);
+  for (const Keyword &k : e->keywords)
+    collect_uses(k.value, child, uses, depth + 1);
+}
+
+void collect_uses(const std::vector<Stmt *> &body, std::string_view child, ChildUses &uses) {
+  for (const Stmt *stmt : body) {
+    if (!stmt)
+      continue;
+    for (const Expr *e : stmt->targets)
+      collect_uses(e, child, uses);
+    for (const Expr *e : stmt->items)
+      collect_uses(e, child, uses);
+    collect_uses(stmt->value, child, uses);
+    if (stmt->kind == StmtKind::FunctionDef && stmt->function)
+      collect_uses(stmt->function->body, child, uses);
+    collect_uses(stmt->body, child, uses);
+    collect_uses(stmt->orelse, child, uses);
+    for (const auto &handler : stmt->handlers)
+      collect_uses(handler, child, uses);
+    collect_uses(stmt->finalbody, child, uses);
+  }
+}
+
+// Whether `call` passes a value other than None for `forward`'s parameter at `index` (counted
+// after `self`) named `name`. A splatted argument may pass anything.
+bool passes(const Expr *call, size_t index, std::string_view name) {
+  for (size_t i = 1; i < call->operands.size(); ++i) {
+    if (call->operands[i]->kind == ExprKind::Starred)
+      return true;
+    if (i - 1 == index)
+      return call->operands[i]->kind != ExprKind::NoneLiteral;
+  }
+  for (const Keyword &k : call->keywords) {
+    if (k.name.empty())
+      return true; // **kwargs
+    if (k.name == name)
+      return k.value->kind != ExprKind::NoneLiteral;
+  }
+  return false;
+}
+} // namespace
 
 PlacementModel::PlacementModel(const Package &package) : package_(package) {
   for (const auto &cls : package.classes)
@@ -44,6 +130,57 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     } else
       f.input_group = "input";
   }
+  for (auto &[cls, f] : facts_)
+    if (f.may_split)
+      if (auto absent = arguments_absent_where_split(cls); !absent.empty())
+        absent_where_split_.emplace(cls, std::move(absent));
+}
+
+std::vector<std::string_view>
+PlacementModel::arguments_absent_where_split(const ModuleClass *unit) const {
+  const FunctionDef *forward = unit->find_method("forward");
+  auto it = parents_.find(unit);
+  if (!forward || it == parents_.end() || it->second.empty())
+    return {};
+  std::vector<bool> passed(forward->parameters.size(), false);
+  size_t seen_calls = 0;
+  for (const ModuleClass *parent : it->second) {
+    if (never_split_context(parent, 0))
+      continue; // kept whole there: any argument meets only its own devices
+    for (const ChildDecl *child : parent->all_children()) {
+      if (child->resolved != unit)
+        continue;
+      if (child->kind != ChildKind::Single)
+        return {}; // called through a loop over a list: calls not matched here
+      ChildUses uses;
+      for (const ModuleClass *c = parent; c;) {
+        for (const FunctionDef *method : c->def->methods)
+          if (method->name != "__init__") // where the child is built, not called
+            collect_uses(method->body, child->name, uses);
+        c = c->bases.empty() ? nullptr : c->bases.front();
+      }
+      if (uses.other_use)
+        return {};
+      seen_calls += uses.calls.size();
+      for (const Expr *call : uses.calls)
+        for (size_t p = 1; p < forward->parameters.size(); ++p)
+          passed[p] = passed[p] || forward->parameters[p].variadic ||
+                      passes(call, p - 1, forward->parameters[p].name);
+    }
+  }
+  if (seen_calls == 0)
+    return {};
+  std::vector<std::string_view> absent;
+  for (size_t p = 1; p < forward->parameters.size(); ++p)
+    if (!passed[p] && forward->parameters[p].default_value)
+      absent.push_back(forward->parameters[p].name);
+  return absent;
+}
+
+bool PlacementModel::absent_where_split(const ModuleClass *unit, std::string_view parameter) const {
+  auto it = absent_where_split_.find(unit);
+  return it != absent_where_split_.end() &&
+         std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
 }
 
 std::string PlacementModel::no_split_text(const ModuleClass *cls) {
@@ -214,6 +351,12 @@ std::string PlacementModel::group_of(const Origin &origin, const ModuleClass *un
     return "unit";
   switch (origin.kind) {
   case OriginKind::Input:
+    // A cache the block returned and receives again sits on the devices of the projections that
+    // made it (DEVICE_MODEL.md section 3).
+    if (is_own_cache_name(origin.label))
+      return "";
+    if (absent_where_split(unit, origin.label))
+      return "";
     return f.input_group;
   case OriginKind::Child:
     return child_group(origin.label, unit, true);

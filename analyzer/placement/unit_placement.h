@@ -28,11 +28,18 @@ public:
   std::string group_of(const Origin &origin, const ModuleClass *unit) const;
   const Package &package() const { return package_; }
   static std::string no_split_text(const ModuleClass *cls); // "_no_split_modules = ['GLMBlock']"
+  // Whether `parameter` of `unit.forward` is never passed (or passed as None) where `unit` may be
+  // split: a class kept whole in one place and split in another decides per place of use, so
+  // an argument only present where it is kept whole meets nothing on another device.
+  bool absent_where_split(const ModuleClass *unit, std::string_view parameter) const;
 
 private:
   const Package &package_;
   std::unordered_map<const ModuleClass *, UnitFacts> facts_;
   std::unordered_map<const ModuleClass *, std::vector<const ModuleClass *>> parents_;
+  // Per unit, the forward parameters that no splittable parent passes (absent_where_split).
+  std::unordered_map<const ModuleClass *, std::vector<std::string_view>> absent_where_split_;
+  std::vector<std::string_view> arguments_absent_where_split(const ModuleClass *unit) const;
   UnitFacts no_unit_;
 
   bool never_split_context(const ModuleClass *cls, int depth) const;

@@ -21,6 +21,9 @@ void render_gitlab(std::ostream &out, const std::vector<Finding> &findings, cons
                       {"fingerprint", prints[i]},
                       {"location",
                        {{"path", f.file->display_path},
+                        // `lines` is what GitLab's merge request widget reads; `positions` keeps
+                        // the columns for other consumers.
+                        {"lines", {{"begin", f.range.line}, {"end", f.range.end_line}}},
                         {"positions",
                          {{"begin", position(f.range.line, f.range.column)},
                           {"end", position(f.range.end_line, f.range.end_column)}}}}}});

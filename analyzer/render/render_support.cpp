@@ -98,7 +98,8 @@ nlohmann::json finding_json(const Finding &f, const std::string &fingerprint,
           {"fix", fix},
           {"no_fix_reason",
            f.no_fix_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.no_fix_reason)},
-          {"url", rule_doc_url(f.code)},
+          {"url", options.docs_url.empty() ? nlohmann::json(nullptr)
+                                           : nlohmann::json(rule_doc_url(f.code, options))},
           {"fingerprint", fingerprint}};
 }
 

@@ -1,6 +1,8 @@
 // Picks the renderer for an output format.
 #include "render/renderer.h"
 
+#include "rules/rule.h"
+
 namespace devlint {
 namespace {
 
@@ -37,8 +39,24 @@ bool fix_available(const Finding &f, const RenderOptions &options) {
                    (options.unsafe_fixes && f.fix->applicability == Applicability::Unsafe));
 }
 
-std::string rule_doc_url(const std::string &code) {
-  return std::string(DEVLINT_RULE_DOCS_URL) + "/" + code + ".md";
+std::string rule_doc_url(const std::string &code, const RenderOptions &options) {
+  std::string url = options.docs_url;
+  if (url.empty())
+    return url;
+  auto substitute = [&url](const std::string &placeholder, const std::string &value) {
+    for (size_t at = url.find(placeholder); at != std::string::npos;
+         at = url.find(placeholder, at + value.size()))
+      url.replace(at, placeholder.size(), value);
+  };
+  if (url.find("{code}") == std::string::npos && url.find("{name}") == std::string::npos) {
+    if (url.back() != '/')
+      url += '/';
+    return url + code + ".md";
+  }
+  const Rule *rule = find_rule(code);
+  substitute("{code}", code);
+  substitute("{name}", rule ? std::string(rule->info().name) : code);
+  return url;
 }
 
 void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &findings,

@@ -24,6 +24,9 @@ struct RenderOptions {
   std::string tool_version;  // "0.1.0", for SARIF
   std::string source_root;   // absolute directory paths are relative to ("": current)
   size_t fixed = 0;          // with --fix: findings fixed, counted in the text summary
+  // Where a team hosts the rule docs (`docs-url`): a URL with `{code}` or `{name}` in it, or a
+  // base that `/<CODE>.md` is appended to. Empty: no links at all (devlint has no public home).
+  std::string docs_url;
 };
 
 void render_full(std::ostream &out, const std::vector<Finding> &findings,
@@ -52,7 +55,8 @@ void render(OutputFormat format, std::ostream &out, const std::vector<Finding> &
 // Shared by renderers: whether the finding's fix would be applied by --fix.
 bool fix_available(const Finding &f, const RenderOptions &options);
 
-// Where the rule's documentation lives online (SARIF helpUri, JSON "url").
-std::string rule_doc_url(const std::string &code);
+// Where the rule's documentation lives online (SARIF helpUri, JSON "url"); empty without a
+// `docs-url` setting.
+std::string rule_doc_url(const std::string &code, const RenderOptions &options);
 
 } // namespace devlint

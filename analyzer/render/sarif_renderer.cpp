@@ -82,16 +82,52 @@ std::string pascal_case(std::string_view name) {
   return out;
 }
 
-json rule_descriptor(const RuleInfo &info) {
-  std::string doc(info.doc);
-  return {{"id", info.code},
-          {"name", pascal_case(info.name)},
-          {"shortDescription", message(std::string(info.summary))},
-          {"fullDescription", message(std::string(info.summary))},
-          {"help", {{"text", doc}, {"markdown", doc}}},
-          {"helpUri", rule_doc_url(std::string(info.code))},
-          {"defaultConfiguration", {{"level", "error"}}},
-          {"properties", {{"tags", {"multi-gpu", "device-placement"}}}}};
+// GitHub code scanning renders help.markdown as the rule's help, so it carries the whole doc; a
+// helpUri only when the team hosts the docs (`docs-url`).
+json rule_descriptor(const RuleInfo &info, const RenderOptions &options) {
+  json descriptor = {{"id", info.code},
+                     {"name", pascal_case(info.name)},
+                     {"shortDescription", message(std::string(info.summary))},
+                     {"fullDescription", message(std::string(info.summary))},
+                     {"help",
+                      {{"text", std::string(info.summary) + "\n\n" + std::string(info.doc)},
+                       {"markdown", rule_markdown(info)}}},
+                     {"defaultConfiguration", {{"level", "error"}}},
+                     {"properties", {{"tags", {"multi-gpu", "device-placement"}}}}};
+  if (std::string url = rule_doc_url(std::string(info.code), options); !url.empty())
+    descriptor["helpUri"] = url;
+  return descriptor;
+}
+
+// SARIF message text treats `[text](n)` as a link to relatedLocations[id n]; literal brackets
+// must then be escaped (SARIF 2.1.0, 3.11.6).
+std::string escape_brackets(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '[' || c == ']' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The result's message with its origins linked, which is how GitHub code scanning shows related
+// locations: "... Origins: [`kv_cache`](1), [`presents`](2)."
+std::string message_with_origins(const Finding &f) {
+  std::string text = escape_brackets(f.message);
+  if (f.origins.empty())
+    return text;
+  if (!text.empty() && text.back() != '.')
+    text += '.';
+  text += f.origins.size() == 1 ? " Origin: " : " Origins: ";
+  for (size_t k = 0; k < f.origins.size(); ++k) {
+    std::string label = f.origins[k].message;
+    // An origin message reads "`name`: where it comes from"; the name is the link text.
+    if (size_t colon = label.find("`: "); label.rfind('`', 0) == 0 && colon != std::string::npos)
+      label = label.substr(0, colon + 1);
+    text += (k ? ", [" : "[") + escape_brackets(label) + "](" + std::to_string(k + 1) + ")";
+  }
+  return text;
 }
 
 json sarif_fix(const Finding &f) {
@@ -120,7 +156,7 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
   std::map<std::string, size_t> rule_index;
   for (const Rule *rule : all_rules()) {
     rule_index[std::string(rule->info().code)] = rules.size();
-    rules.push_back(rule_descriptor(rule->info()));
+    rules.push_back(rule_descriptor(rule->info(), options));
   }
 
   // Artifacts: every file with a result, in order of first appearance (findings are sorted).
@@ -139,11 +175,10 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
   json results = json::array();
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding &f = findings[i];
-    std::string text = f.message;
     json result = {
         {"ruleId", f.code},
         {"level", "error"},
-        {"message", message(text)},
+        {"message", message(message_with_origins(f))},
         {"locations",
          {{{"physicalLocation",
             {{"artifactLocation", artifact(f.file->display_path)},
@@ -179,8 +214,14 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
                  {"fullName", "devlint " + options.tool_version},
                  {"version", options.tool_version},
                  {"semanticVersion", options.tool_version},
-                 {"informationUri", DEVLINT_HOMEPAGE_URL},
                  {"rules", rules}};
+  // The tool's page: the docs' base, up to the folder that holds the per-rule pages.
+  if (size_t placeholder = options.docs_url.find('{'); !options.docs_url.empty()) {
+    std::string base = options.docs_url.substr(0, placeholder);
+    if (placeholder != std::string::npos)
+      base = base.substr(0, base.rfind('/') + 1);
+    driver["informationUri"] = base;
+  }
   json run = {{"tool", {{"driver", driver}}},
               {"originalUriBaseIds", {{kSourceRoot, {{"uri", "file://" + encode_uri_path(root)}}}}},
               {"artifacts", artifacts},

@@ -1,0 +1,328 @@
+#include "cli/adoption.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "driver/result_cache.h"
+#include "fixes/fix_files.h"
+#include "rules/rule.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+void add_adoption_flags(CLI::App &check, AdoptionFlags &flags) {
+  check.add_option(
+      "--cache-dir", flags.cache_dir,
+      "Where to keep the result cache (default: $DEVLINT_CACHE_DIR or .devlint_cache)");
+  check.add_flag("-n,--no-cache", flags.no_cache, "Neither read nor write the result cache");
+  check.add_flag("--add-noqa", flags.add_noqa,
+                 "Add `# noqa: CODE` to every line with a finding, so the next run is clean");
+  check.add_flag("--statistics", flags.statistics, "Count the findings per rule");
+  check.add_flag("--show-files", flags.show_files, "List the files that would be checked");
+  check.add_flag("--show-settings", flags.show_settings,
+                 "Print the settings in force for the first path");
+  check.add_flag("-q,--quiet", flags.quiet, "Print the findings only, no summary");
+  check.add_flag("-s,--silent", flags.silent,
+                 "Print nothing but errors; the exit code still tells the result");
+  flags.exclude_option =
+      check.add_option("--exclude", flags.exclude, "Globs to skip, replacing `exclude`")
+          ->delimiter(',')
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check.add_option("--extend-exclude", flags.extend_exclude, "Globs to skip in addition")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check
+      .add_option("--per-file-ignores", flags.per_file_ignores,
+                  "GLOB:CODES, rules to ignore in matching files (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check.add_option("--stdin-filename", flags.stdin_filename,
+                   "The name of the file read from stdin (`-`), for settings and reports");
+}
+
+namespace {
+
+// Patterns with a `/` are relative to the current directory on the command line; the resolver
+// makes them relative to each configuration's directory (config/config_resolver.cpp does not
+// know where they came from), so they are made absolute here.
+std::string anchored(const std::string &pattern) {
+  if (pattern.find('/') == std::string::npos || pattern.front() == '/')
+    return pattern;
+  return (fs::current_path() / pattern).lexically_normal().string();
+}
+
+} // namespace
+
+std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSettings &settings) {
+  if (flags.exclude_option && flags.exclude_option->count() > 0) {
+    settings.exclude.emplace();
+    for (const std::string &p : flags.exclude)
+      settings.exclude->push_back(anchored(p));
+  }
+  for (const std::string &p : flags.extend_exclude)
+    settings.extend_exclude.push_back(anchored(p));
+  for (const std::string &entry : flags.per_file_ignores) {
+    size_t colon = entry.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
+      return "--per-file-ignores takes GLOB:CODES (`tests/*:DL005,DL007`), not `" + entry + "`";
+    PerFileIgnore ignore{anchored(entry.substr(0, colon)), {}};
+    std::string codes = entry.substr(colon + 1);
+    for (size_t start = 0; start <= codes.size();) {
+      size_t comma = codes.find(',', start);
+      std::string code = codes.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (!code.empty()) {
+        std::string resolved = resolve_selector(code);
+        if (resolved.empty())
+          return "unknown rule selector `" + code + "` in --per-file-ignores";
+        ignore.codes.push_back(resolved);
+      }
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+    settings.per_file_ignores.push_back(std::move(ignore));
+  }
+  return "";
+}
+
+std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags) {
+  if (flags.no_cache)
+    return nullptr;
+  return std::make_unique<ResultCache>(default_cache_directory(flags.cache_dir));
+}
+
+SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags) {
+  SourceTexts texts;
+  for (std::string &path : paths) {
+    if (path != "-")
+      continue;
+    path = flags.stdin_filename.empty() ? "-" : flags.stdin_filename;
+    if (!texts.count(path))
+      texts[path] =
+          std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  return texts;
+}
+
+void render_statistics(std::ostream &out, const std::vector<Finding> &findings,
+                       const RenderOptions &options, bool as_json) {
+  struct Count {
+    std::string name;
+    size_t total = 0, fixable = 0;
+  };
+  std::map<std::string, Count> counts;
+  for (const Finding &f : findings) {
+    Count &c = counts[f.code];
+    c.name = f.rule_name;
+    ++c.total;
+    c.fixable += fix_available(f, options);
+  }
+  std::vector<std::pair<std::string, Count>> rows(counts.begin(), counts.end());
+  // Most frequent first, as Ruff; ties in code order.
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto &a, const auto &b) { return a.second.total > b.second.total; });
+  if (as_json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto &[code, c] : rows)
+      all.push_back({{"code", code},
+                     {"name", c.name},
+                     {"count", c.total},
+                     {"fixable", c.fixable == c.total},
+                     {"fixable_count", c.fixable}});
+    out << all.dump(2) << "\n";
+    return;
+  }
+  size_t width = 1;
+  for (const auto &[code, c] : rows)
+    width = std::max(width, std::to_string(c.total).size());
+  size_t total = 0, fixable = 0;
+  for (const auto &[code, c] : rows) {
+    std::string count = std::to_string(c.total);
+    const char *mark = c.fixable == 0 ? "[ ]" : c.fixable == c.total ? "[*]" : "[-]";
+    out << std::string(width - count.size(), ' ') << count << "\t" << code << "\t" << mark << " "
+        << c.name << "\n";
+    total += c.total;
+    fixable += c.fixable;
+  }
+  if (total == 0) {
+    out << "All checks passed!\n";
+    return;
+  }
+  out << "Found " << total << (total == 1 ? " error" : " errors") << ".\n";
+  if (fixable)
+    out << "[*] " << fixable << " fixable with the `--fix` option.\n";
+}
+
+void render_files(std::ostream &out, const CheckResult &result) {
+  std::set<std::string> paths;
+  for (const auto &file : result.files)
+    paths.insert(file->display_path);
+  for (const std::string &p : paths)
+    out << p << "\n";
+}
+
+void render_settings(std::ostream &out, ConfigResolver &resolver, const std::string &path) {
+  std::error_code ec;
+  fs::path directory = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+  if (directory.empty())
+    directory = ".";
+  const CheckOptions &o = resolver.options_for(directory.string());
+  auto list = [&out](const char *key, const std::vector<std::string> &values) {
+    nlohmann::json array = values;
+    out << key << " = " << array.dump() << "\n";
+  };
+  const ConfigFile *config = resolver.config_for(directory.string());
+  out << "# Settings for " << path << "\n";
+  out << "# configuration file: " << (config ? config->path : "none (defaults)") << "\n";
+  out << "base-directory = " << nlohmann::json(o.base_directory).dump() << "\n";
+  list("select", o.selection.select.empty() ? std::vector<std::string>{"ALL"} : o.selection.select);
+  list("ignore", o.selection.ignore);
+  list("exclude", o.exclude);
+  list("include", o.include);
+  list("no-split-modules", o.overrides.extra_no_split_modules);
+  list("skip-keys", o.overrides.extra_skip_keys);
+  list("unfixable", o.unfixable);
+  out << "report-unused-suppressions = " << (o.report_unused_suppressions ? "true" : "false")
+      << "\n";
+  out << "force-exclude = " << (o.force_exclude ? "true" : "false") << "\n";
+  out << "max-file-bytes = " << o.max_file_bytes << "\n";
+  out << "[per-file-ignores]\n";
+  for (const PerFileIgnore &entry : o.per_file_ignores) {
+    nlohmann::json codes = entry.codes;
+    out << nlohmann::json(entry.pattern).dump() << " = " << codes.dump() << "\n";
+  }
+}
+
+namespace {
+
+// Where the `#` comment of a line starts outside string literals, or npos. Enough of Python's
+// lexer for one line: quotes and escapes.
+size_t comment_start(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+} // namespace
+
+size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed) {
+  // file -> line -> codes to add
+  std::map<const SourceFile *, std::map<uint32_t, std::set<std::string>>> wanted;
+  for (const Finding &f : findings)
+    wanted[f.file][std::max(f.range.line, f.range.end_line)].insert(f.code);
+  size_t added = 0;
+  for (const auto &[file, lines] : wanted) {
+    std::string text = file->text;
+    size_t file_added = 0;
+    // Back to front, so earlier offsets stay valid.
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+      uint32_t line = it->first;
+      if (line == 0 || line > file->line_count())
+        continue;
+      std::string_view content = file->line_text(line);
+      if (!content.empty() && content.back() == '\r')
+        content.remove_suffix(1);
+      uint32_t line_start = file->line_starts[line - 1];
+      // A line that ends inside a string or continues with a backslash takes no comment.
+      size_t quotes = 0;
+      for (const char *q : {"\"\"\"", "'''"})
+        for (size_t p = content.find(q); p != std::string_view::npos; p = content.find(q, p + 3))
+          ++quotes;
+      if (quotes % 2 == 1 || (!content.empty() && content.back() == '\\')) {
+        std::cerr << "warning: " << file->display_path << ":" << line
+                  << ": cannot add a `# noqa` comment here (the line continues a string or a "
+                     "backslash continuation); suppress it by hand\n";
+        continue;
+      }
+      std::string codes;
+      for (const std::string &code : it->second)
+        codes += (codes.empty() ? "" : ", ") + code;
+      size_t comment = comment_start(content);
+      std::string_view existing =
+          comment == std::string_view::npos ? std::string_view() : content.substr(comment);
+      size_t noqa = existing.find("# noqa:");
+      std::string insertion;
+      size_t at;
+      if (noqa != std::string_view::npos) {
+        // Extend the code list of a `# noqa: X` already there (it ends at the codes' end).
+        size_t end = noqa + 7;
+        while (end < existing.size() &&
+               (std::isalnum(static_cast<unsigned char>(existing[end])) || existing[end] == ',' ||
+                existing[end] == ' ' || existing[end] == '-' || existing[end] == '_'))
+          ++end;
+        while (end > noqa + 7 && existing[end - 1] == ' ')
+          --end;
+        at = line_start + comment + end;
+        insertion = ", " + codes;
+      } else {
+        size_t end = content.size();
+        while (end > 0 && (content[end - 1] == ' ' || content[end - 1] == '\t'))
+          --end;
+        at = line_start + end;
+        insertion = "  # noqa: " + codes;
+      }
+      text.insert(at, insertion);
+      file_added += it->second.size();
+    }
+    if (!file_added)
+      continue;
+    WriteResult written = write_fixed_file(file->path, file->text, text);
+    if (written.status == WriteStatus::Written || written.status == WriteStatus::AlreadyFixed) {
+      added += file_added;
+    } else {
+      std::cerr << "error: " << written.message << "\n";
+      failed = true;
+    }
+  }
+  return added;
+}
+
+ProgressBar::ProgressBar(bool enabled)
+    : enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::update(size_t done, size_t total) {
+  if (!enabled_ || total < kMinimumFiles)
+    return;
+  auto now = std::chrono::steady_clock::now();
+  if (shown_ && done < total && now - last_ < std::chrono::milliseconds(100))
+    return;
+  last_ = now;
+  shown_ = true;
+  constexpr size_t kWidth = 30;
+  size_t filled = total ? done * kWidth / total : kWidth;
+  double seconds = std::chrono::duration<double>(now - start_).count();
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof elapsed, "%.1fs", seconds);
+  std::cerr << "\r[" << std::string(filled, '=') << std::string(kWidth - filled, ' ') << "] "
+            << done << "/" << total << " files, " << elapsed << std::flush;
+}
+
+void ProgressBar::finish() {
+  if (!shown_)
+    return;
+  shown_ = false;
+  std::cerr << "\r\x1b[2K" << std::flush; // erase the bar: the report follows
+}
+
+} // namespace devlint

@@ -1,0 +1,312 @@
+#include "driver/result_cache.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver/check_run.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+uint64_t rotate(uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+
+// MurmurHash3's finalizer: every input bit affects every output bit.
+uint64_t avalanche(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+// Which devlint binary wrote an entry: its version and, so that a rebuilt binary with the same
+// version number (the built-in summaries, the analysis) never reuses results, its size and mtime.
+std::string build_identity() {
+  std::string identity = DEVLINT_VERSION;
+  struct stat info;
+  if (stat("/proc/self/exe", &info) == 0)
+    identity += "+" + std::to_string(info.st_size) + "." + std::to_string(info.st_mtim.tv_sec) +
+                "." + std::to_string(info.st_mtim.tv_nsec);
+  return identity;
+}
+
+json range_json(const SourceRange &r) {
+  return {r.begin, r.end, r.line, r.column, r.end_line, r.end_column};
+}
+
+SourceRange range_from(const json &j) {
+  SourceRange r;
+  r.begin = j.at(0);
+  r.end = j.at(1);
+  r.line = j.at(2);
+  r.column = j.at(3);
+  r.end_line = j.at(4);
+  r.end_column = j.at(5);
+  return r;
+}
+
+void add_strings(CacheKeyBuilder &key, const std::vector<std::string> &values) {
+  key.add(values.size());
+  for (const std::string &v : values)
+    key.add(v);
+}
+
+} // namespace
+
+void CacheKeyBuilder::mix(uint64_t word) {
+  low_ = rotate(low_ ^ (word * 0x87c37b91114253d5ull), 31) * 0x4cf5ad432745937full;
+  high_ = rotate(high_ + (word ^ low_), 27) * 0x52dce729ull + 0x38495ab5ull;
+}
+
+CacheKeyBuilder &CacheKeyBuilder::add(uint64_t value) {
+  mix(value);
+  length_ += 8;
+  return *this;
+}
+
+CacheKeyBuilder &CacheKeyBuilder::add(std::string_view field) {
+  mix(field.size()); // the length prefix keeps ("ab","c") apart from ("a","bc")
+  size_t i = 0;
+  for (; i + 8 <= field.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, field.data() + i, 8);
+    mix(word);
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, field.data() + i, field.size() - i);
+  mix(tail ^ (uint64_t(field.size() - i) << 56));
+  length_ += field.size() + 8;
+  return *this;
+}
+
+std::string CacheKeyBuilder::hex() const {
+  uint64_t a = avalanche(low_ ^ length_), b = avalanche(high_ + a);
+  a = avalanche(a ^ b);
+  static const char digits[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[15 - i] = digits[(a >> (4 * i)) & 0xF];
+    out[31 - i] = digits[(b >> (4 * i)) & 0xF];
+  }
+  return out;
+}
+
+ResultCache::ResultCache(std::string directory)
+    : directory_(std::move(directory)), build_identity_(build_identity()) {
+  entries_ = (fs::path(directory_) / DEVLINT_VERSION).string();
+}
+
+std::string ResultCache::package_key(const std::vector<const SourceFile *> &reported,
+                                     const std::vector<const SourceFile *> &context,
+                                     const CheckOptions &options) const {
+  CacheKeyBuilder key;
+  key.add("devlint-result-cache/1").add(build_identity_);
+  // Settings that change what a package reports. A setting added to CheckOptions that changes
+  // findings must be added here too.
+  const RuleSelection &selection = options.selection;
+  add_strings(key, selection.select);
+  add_strings(key, selection.ignore);
+  add_strings(key, options.overrides.extra_no_split_modules);
+  add_strings(key, options.overrides.extra_skip_keys);
+  key.add(options.per_file_ignores.size());
+  for (const PerFileIgnore &entry : options.per_file_ignores) {
+    key.add(entry.pattern);
+    add_strings(key, entry.codes);
+  }
+  key.add(options.base_directory);
+  key.add(options.report_unused_suppressions ? 1 : 0);
+  add_strings(key, options.unfixable);
+  key.add(options.unfixable_source);
+  // The files, by path (per-file-ignores match it, reports print it) and content.
+  for (const auto *files : {&reported, &context}) {
+    key.add(files->size());
+    for (const SourceFile *file : *files)
+      key.add(file->path).add(file->display_path).add(file->text);
+  }
+  // What the directory could add on another run: a Python file that a relative import names
+  // (only existing ones are read), and the model's config.
+  std::string directory =
+      reported.empty() ? std::string() : fs::path(reported.front()->path).parent_path().string();
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory.empty() ? "." : directory, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (it->path().extension() == ".py")
+      names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  add_strings(key, names);
+  std::ifstream config(fs::path(directory.empty() ? "." : directory) / "config.json",
+                       std::ios::binary);
+  std::ostringstream config_text;
+  if (config)
+    config_text << config.rdbuf();
+  key.add(config ? 1 : 0).add(config_text.str());
+  return key.hex();
+}
+
+std::optional<CachedPackage>
+ResultCache::load(const std::string &key, const std::vector<const SourceFile *> &reported) const {
+  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  try {
+    json entry = json::parse(in);
+    if (entry.at("key") != key || entry.at("files") != reported.size())
+      return std::nullopt;
+    CachedPackage package;
+    for (const json &j : entry.at("findings")) {
+      Finding f;
+      size_t file = j.at("file");
+      if (file >= reported.size())
+        return std::nullopt;
+      f.file = reported[file];
+      f.code = j.at("code");
+      f.rule_name = j.at("rule");
+      f.message = j.at("message");
+      f.range = range_from(j.at("range"));
+      if (f.range.end > f.file->text.size() || f.range.begin > f.range.end)
+        return std::nullopt;
+      for (const json &o : j.at("origins"))
+        f.origins.push_back({o.at("path"), range_from(o.at("range")), o.at("message")});
+      f.why = j.at("why");
+      f.no_fix_reason = j.at("no_fix_reason");
+      if (const json &fix = j.at("fix"); !fix.is_null()) {
+        Fix x;
+        int applicability = fix.at("applicability");
+        if (applicability < 0 || applicability > 2)
+          return std::nullopt;
+        x.applicability = static_cast<Applicability>(applicability);
+        x.title = fix.at("title");
+        for (const json &e : fix.at("edits")) {
+          TextEdit edit{e.at(0), e.at(1), e.at(2)};
+          if (edit.end > f.file->text.size() || edit.begin > edit.end)
+            return std::nullopt;
+          x.edits.push_back(std::move(edit));
+        }
+        f.fix = std::move(x);
+      }
+      package.findings.push_back(std::move(f));
+    }
+    for (const json &j : entry.at("diagnostics"))
+      package.diagnostics.push_back({j.at("error") ? Severity::Error : Severity::Warning,
+                                     j.at("path"), j.at("line"), j.at("column"), j.at("message")});
+    return package;
+  } catch (const std::exception &) { // truncated, corrupt, or written by something else
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store(const std::string &key, const std::vector<const SourceFile *> &reported,
+                        const std::vector<Finding> &findings,
+                        const std::vector<Diagnostic> &diagnostics) {
+  std::call_once(prepared_, [this] {
+    std::error_code ec;
+    fs::create_directories(entries_, ec);
+    // As Ruff's cache: ignored by git and marked for backup tools, without anyone's help.
+    if (!fs::exists(fs::path(directory_) / ".gitignore", ec))
+      std::ofstream(fs::path(directory_) / ".gitignore")
+          << "# Automatically created by devlint.\n*\n";
+    if (!fs::exists(fs::path(directory_) / "CACHEDIR.TAG", ec))
+      std::ofstream(fs::path(directory_) / "CACHEDIR.TAG")
+          << "Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by devlint.\n";
+  });
+  json entry_findings = json::array();
+  for (const Finding &f : findings) {
+    size_t file = std::find(reported.begin(), reported.end(), f.file) - reported.begin();
+    if (file == reported.size())
+      return; // cannot be keyed to a reported file: do not cache this package
+    json origins = json::array();
+    for (const RelatedLocation &o : f.origins)
+      origins.push_back({{"path", o.path}, {"range", range_json(o.range)}, {"message", o.message}});
+    json fix = nullptr;
+    if (f.fix) {
+      json edits = json::array();
+      for (const TextEdit &e : f.fix->edits)
+        edits.push_back({e.begin, e.end, e.replacement});
+      fix = {{"applicability", static_cast<int>(f.fix->applicability)},
+             {"title", f.fix->title},
+             {"edits", edits}};
+    }
+    entry_findings.push_back({{"file", file},
+                              {"code", f.code},
+                              {"rule", f.rule_name},
+                              {"message", f.message},
+                              {"range", range_json(f.range)},
+                              {"origins", origins},
+                              {"why", f.why},
+                              {"no_fix_reason", f.no_fix_reason},
+                              {"fix", fix}});
+  }
+  json entry_diagnostics = json::array();
+  for (const Diagnostic &d : diagnostics)
+    entry_diagnostics.push_back({{"error", d.severity == Severity::Error},
+                                 {"path", d.path},
+                                 {"line", d.line},
+                                 {"column", d.column},
+                                 {"message", d.message}});
+  json entry = {{"key", key},
+                {"files", reported.size()},
+                {"findings", entry_findings},
+                {"diagnostics", entry_diagnostics}};
+  // A private temporary name, then an atomic rename: readers see the old entry or the new one.
+  static std::atomic<unsigned> counter{0};
+  fs::path final_path = fs::path(entries_) / (key + ".json");
+  fs::path temporary = fs::path(entries_) /
+                       (key + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return;
+    out << entry.dump();
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      return;
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, final_path, ec);
+  if (ec)
+    fs::remove(temporary, ec);
+}
+
+std::string default_cache_directory(const std::string &from_command_line) {
+  if (!from_command_line.empty())
+    return from_command_line;
+  if (const char *env = std::getenv("DEVLINT_CACHE_DIR"); env && *env)
+    return env;
+  return ".devlint_cache";
+}
+
+bool remove_cache_directory(const std::string &directory, std::string &error) {
+  std::error_code ec;
+  if (!fs::exists(directory, ec))
+    return true;
+  // Only a directory devlint made: never remove something else a typo points at.
+  if (!fs::exists(fs::path(directory) / "CACHEDIR.TAG", ec)) {
+    error = "`" + directory + "` is not a devlint cache (no CACHEDIR.TAG); not removed";
+    return false;
+  }
+  fs::remove_all(directory, ec);
+  if (ec) {
+    error = "cannot remove `" + directory + "`: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+} // namespace devlint

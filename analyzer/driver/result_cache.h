@@ -1,0 +1,74 @@
+// The result cache, as Ruff's: a package's findings are stored under a key that hashes everything
+// they depend on (the text and path of every file analyzed with it, the names of the Python files
+// beside it that a relative import could pull in, the model config next to it, the effective
+// settings, devlint's version and build), so an unchanged package is not analyzed again and any
+// change re-analyzes it. Entries are written to a temporary file and renamed into place, so
+// concurrent runs never see half an entry; an entry that does not parse or does not carry its key
+// is a miss, so a corrupt or truncated cache falls back to analysis, never to wrong results.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "findings/finding.h"
+
+namespace devlint {
+
+struct CheckOptions;
+
+// 128 bits of a non-cryptographic hash over length-prefixed fields, as hex.
+class CacheKeyBuilder {
+public:
+  CacheKeyBuilder &add(std::string_view field);
+  CacheKeyBuilder &add(uint64_t value);
+  std::string hex() const;
+
+private:
+  uint64_t low_ = 0x9e3779b97f4a7c15ull, high_ = 0xc2b2ae3d27d4eb4full;
+  uint64_t length_ = 0;
+  void mix(uint64_t word);
+};
+
+// What a package's analysis produced: findings of its reported files (by index into the list of
+// reported files) and the diagnostics the analysis itself raised (syntax errors).
+struct CachedPackage {
+  std::vector<Finding> findings; // `file` is set by load() from `reported`
+  std::vector<Diagnostic> diagnostics;
+};
+
+class ResultCache {
+public:
+  // `directory` is the cache root (`.devlint_cache`); entries live in a folder per version.
+  explicit ResultCache(std::string directory);
+
+  // The key of one package: its files (reported ones first, then context), the settings that
+  // govern it, and the Python file names and model config in its directory.
+  std::string package_key(const std::vector<const SourceFile *> &reported,
+                          const std::vector<const SourceFile *> &context,
+                          const CheckOptions &options) const;
+
+  // Null on a miss, or when the entry is unreadable, corrupt or for another key.
+  std::optional<CachedPackage> load(const std::string &key,
+                                    const std::vector<const SourceFile *> &reported) const;
+  // Best effort: a cache that cannot be written only costs time.
+  void store(const std::string &key, const std::vector<const SourceFile *> &reported,
+             const std::vector<Finding> &findings, const std::vector<Diagnostic> &diagnostics);
+
+  const std::string &directory() const { return directory_; }
+
+private:
+  std::string directory_;
+  std::string entries_; // directory_/<version>
+  std::string build_identity_;
+  std::once_flag prepared_; // the directory, its CACHEDIR.TAG and .gitignore, made once per run
+};
+
+// The cache directory in force: --cache-dir, else $DEVLINT_CACHE_DIR, else ./.devlint_cache.
+std::string default_cache_directory(const std::string &from_command_line);
+
+// `devlint clean`: removes the cache directory. Returns false (with `error`) when it could not.
+bool remove_cache_directory(const std::string &directory, std::string &error);
+
+} // namespace devlint
