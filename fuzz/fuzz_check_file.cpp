@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       RenderOptions options;
       options.color = color;
       options.tool_version = "fuzz";
+      options.docs_url = "https://docs.invalid/{code}/{name}";
       std::ostringstream out;
       render(format, out, findings, options);
       // The machine-readable formats must stay parseable whatever the input held.
