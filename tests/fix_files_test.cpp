@@ -1,5 +1,6 @@
 // Writing fixed files: atomic replacement, permissions, refusal when the file changed on disk or
 // is read-only, symlinks. Every test works in its own temporary directory.
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -144,6 +145,49 @@ TEST_F(FixFilesTest, MissingFileFails) {
   WriteResult result = write_fixed_file(path("gone.py"), "a\n", "b\n");
   EXPECT_EQ(result.status, WriteStatus::Failed);
   EXPECT_FALSE(fs::exists(path("gone.py")));
+}
+
+// A process appending to the file while --fix replaces it (issue 8's race_append.py): the
+// append must never be lost silently. The hooks make the two windows deterministic.
+namespace race {
+int old_file = -1; // the file as it was before the rename, opened by the "other process"
+void open_old(const std::string &target) { old_file = open(target.c_str(), O_WRONLY | O_APPEND); }
+void append_to_old(const std::string &) {
+  const char late[] = "# appended during the rename\n";
+  ASSERT_EQ(write(old_file, late, sizeof late - 1), static_cast<ssize_t>(sizeof late - 1));
+  close(old_file);
+}
+void append_by_name(const std::string &target) {
+  int fd = open(target.c_str(), O_WRONLY | O_APPEND);
+  const char early[] = "# appended before the rename\n";
+  ASSERT_EQ(write(fd, early, sizeof early - 1), static_cast<ssize_t>(sizeof early - 1));
+  close(fd);
+}
+} // namespace race
+
+TEST_F(FixFilesTest, AnAppendJustBeforeTheRenameKeepsTheFile) {
+  std::string file = path("model.py");
+  put(file, "a = b\n");
+  WriteHooks hooks;
+  hooks.before_last_check = race::append_by_name;
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n", &hooks);
+  EXPECT_EQ(result.status, WriteStatus::ChangedOnDisk);
+  EXPECT_EQ(get(file), "a = b\n# appended before the rename\n");
+  EXPECT_EQ(others({"model.py"}), std::vector<std::string>{});
+}
+
+TEST_F(FixFilesTest, AnAppendToTheReplacedFileIsPutBack) {
+  std::string file = path("model.py");
+  put(file, "a = b\n");
+  WriteHooks hooks;
+  hooks.before_last_check = race::open_old;
+  hooks.after_rename = race::append_to_old;
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n", &hooks);
+  EXPECT_EQ(result.status, WriteStatus::ChangedOnDisk) << result.message;
+  EXPECT_NE(result.message.find("changed on disk"), std::string::npos);
+  // The user's bytes, with the late append, and without the fixes.
+  EXPECT_EQ(get(file), "a = b\n# appended during the rename\n");
+  EXPECT_EQ(others({"model.py"}), std::vector<std::string>{});
 }
 
 } // namespace

@@ -224,8 +224,53 @@ size_t comment_start(std::string_view line) {
 
 } // namespace
 
+std::optional<TextEdit> noqa_edit(const SourceFile &file, uint32_t line,
+                                  const std::set<std::string> &codes, std::string &why_not) {
+  if (line == 0 || line > file.line_count() || codes.empty()) {
+    why_not = "no such line";
+    return std::nullopt;
+  }
+  std::string_view content = file.line_text(line);
+  if (!content.empty() && content.back() == '\r')
+    content.remove_suffix(1);
+  uint32_t line_start = file.line_starts[line - 1];
+  // A line that ends inside a string or continues with a backslash takes no comment.
+  size_t quotes = 0;
+  for (const char *q : {"\"\"\"", "'''"})
+    for (size_t p = content.find(q); p != std::string_view::npos; p = content.find(q, p + 3))
+      ++quotes;
+  if (quotes % 2 == 1 || (!content.empty() && content.back() == '\\')) {
+    why_not = "the line continues a string or a backslash continuation";
+    return std::nullopt;
+  }
+  std::string list;
+  for (const std::string &code : codes)
+    list += (list.empty() ? "" : ", ") + code;
+  size_t comment = comment_start(content);
+  std::string_view existing =
+      comment == std::string_view::npos ? std::string_view() : content.substr(comment);
+  size_t noqa = existing.find("# noqa:");
+  if (noqa != std::string_view::npos) {
+    // Extend the code list of a `# noqa: X` already there (it ends where its codes end).
+    size_t end = noqa + 7;
+    while (end < existing.size() &&
+           (std::isalnum(static_cast<unsigned char>(existing[end])) || existing[end] == ',' ||
+            existing[end] == ' ' || existing[end] == '-' || existing[end] == '_'))
+      ++end;
+    while (end > noqa + 7 && existing[end - 1] == ' ')
+      --end;
+    uint32_t at = line_start + static_cast<uint32_t>(comment + end);
+    return TextEdit{at, at, ", " + list};
+  }
+  size_t end = content.size();
+  while (end > 0 && (content[end - 1] == ' ' || content[end - 1] == '\t'))
+    --end;
+  uint32_t at = line_start + static_cast<uint32_t>(end);
+  return TextEdit{at, at, "  # noqa: " + list};
+}
+
 size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed) {
-  // file -> line -> codes to add
+  // file -> line -> codes to add; the last line of a finding, where its statement usually ends.
   std::map<const SourceFile *, std::map<uint32_t, std::set<std::string>>> wanted;
   for (const Finding &f : findings)
     wanted[f.file][std::max(f.range.line, f.range.end_line)].insert(f.code);
@@ -235,52 +280,15 @@ size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed) {
     size_t file_added = 0;
     // Back to front, so earlier offsets stay valid.
     for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-      uint32_t line = it->first;
-      if (line == 0 || line > file->line_count())
-        continue;
-      std::string_view content = file->line_text(line);
-      if (!content.empty() && content.back() == '\r')
-        content.remove_suffix(1);
-      uint32_t line_start = file->line_starts[line - 1];
-      // A line that ends inside a string or continues with a backslash takes no comment.
-      size_t quotes = 0;
-      for (const char *q : {"\"\"\"", "'''"})
-        for (size_t p = content.find(q); p != std::string_view::npos; p = content.find(q, p + 3))
-          ++quotes;
-      if (quotes % 2 == 1 || (!content.empty() && content.back() == '\\')) {
-        std::cerr << "warning: " << file->display_path << ":" << line
-                  << ": cannot add a `# noqa` comment here (the line continues a string or a "
-                     "backslash continuation); suppress it by hand\n";
+      std::string why_not;
+      std::optional<TextEdit> edit = noqa_edit(*file, it->first, it->second, why_not);
+      if (!edit) {
+        std::cerr << "warning: " << file->display_path << ":" << it->first
+                  << ": cannot add a `# noqa` comment here (" << why_not
+                  << "); suppress it by hand\n";
         continue;
       }
-      std::string codes;
-      for (const std::string &code : it->second)
-        codes += (codes.empty() ? "" : ", ") + code;
-      size_t comment = comment_start(content);
-      std::string_view existing =
-          comment == std::string_view::npos ? std::string_view() : content.substr(comment);
-      size_t noqa = existing.find("# noqa:");
-      std::string insertion;
-      size_t at;
-      if (noqa != std::string_view::npos) {
-        // Extend the code list of a `# noqa: X` already there (it ends at the codes' end).
-        size_t end = noqa + 7;
-        while (end < existing.size() &&
-               (std::isalnum(static_cast<unsigned char>(existing[end])) || existing[end] == ',' ||
-                existing[end] == ' ' || existing[end] == '-' || existing[end] == '_'))
-          ++end;
-        while (end > noqa + 7 && existing[end - 1] == ' ')
-          --end;
-        at = line_start + comment + end;
-        insertion = ", " + codes;
-      } else {
-        size_t end = content.size();
-        while (end > 0 && (content[end - 1] == ' ' || content[end - 1] == '\t'))
-          --end;
-        at = line_start + end;
-        insertion = "  # noqa: " + codes;
-      }
-      text.insert(at, insertion);
+      text.replace(edit->begin, edit->end - edit->begin, edit->replacement);
       file_added += it->second.size();
     }
     if (!file_added)

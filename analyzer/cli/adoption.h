@@ -8,7 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,12 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
 // line of every finding, so that the next run reports nothing. Returns how many were added;
 // `failed` is set when a file could not be written.
 size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed);
+
+// The edit that suppresses `codes` on `line` (1-based) of `file`: `  # noqa: CODES` at the end of
+// the line, or the codes added to a `# noqa:` there. Null, with `why_not`, on a line that ends
+// inside a string or with a backslash continuation. Shared by --add-noqa and the editor server.
+std::optional<TextEdit> noqa_edit(const SourceFile &file, uint32_t line,
+                                  const std::set<std::string> &codes, std::string &why_not);
 
 // A one-line progress bar on stderr: files done / total and elapsed time. Only for runs over a
 // few hundred files whose output goes to a terminal in a human format; erased when done.

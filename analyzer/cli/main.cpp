@@ -14,6 +14,7 @@
 #include "driver/result_cache.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
+#include "server/lsp_server.h"
 
 namespace {
 
@@ -153,6 +154,8 @@ int main(int argc, char **argv) {
   devlint::AdoptionFlags adoption;
   devlint::add_adoption_flags(*check, adoption);
 
+  auto *server = app.add_subcommand(
+      "server", "Run the Language Server Protocol server on stdio (for editors; see the README)");
   auto *clean = app.add_subcommand("clean", "Remove the result cache");
   std::string clean_cache_dir;
   clean->add_option("--cache-dir", clean_cache_dir, "The cache directory (default as for check)");
@@ -173,6 +176,8 @@ int main(int argc, char **argv) {
     return code == 0 ? kExitClean : kExitError;
   }
 
+  if (server->parsed())
+    return devlint::run_language_server(std::cin, std::cout);
   if (clean->parsed()) {
     std::string directory = devlint::default_cache_directory(clean_cache_dir), error;
     if (!devlint::remove_cache_directory(directory, error)) {
@@ -290,6 +295,11 @@ int main(int argc, char **argv) {
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
   print_diagnostics(result.diagnostics, adoption.silent);
+  if (result.files_checked == 0 && !result.had_error && !adoption.silent)
+    std::cerr << "warning: no Python files to check were found under the given paths\n";
+  render_options.nothing_checked = result.files_checked == 0;
+  render_options.files_not_checked = result.files_not_checked;
+  render_options.run_failed = result.had_error || fix_outcome.failed;
   if (adoption.show_files) {
     devlint::render_files(std::cout, result);
     return result.had_error ? kExitError : kExitClean;

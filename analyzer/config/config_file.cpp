@@ -1,9 +1,15 @@
 #include "config/config_file.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
+#include <sys/stat.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 
+#include "model/paths.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -69,7 +75,7 @@ public:
   ConfigFile read(const toml::table &table, const std::string &path) const {
     ConfigFile config;
     config.path = path;
-    config.directory = fs::absolute(path).parent_path().lexically_normal().string();
+    config.directory = absolute_path(path).parent_path().lexically_normal().string();
     for (auto &&[key_node, node] : table) {
       std::string key(key_node.str());
       if (key == "select")
@@ -118,30 +124,108 @@ private:
 
 // Errors name the file as the user would type it: relative to the current directory when below it.
 std::string shown_path(const std::string &path) {
-  std::error_code ec;
-  fs::path relative =
-      fs::absolute(path).lexically_normal().lexically_relative(fs::current_path(ec));
-  if (ec || relative.empty() || relative.string().rfind("..", 0) == 0)
+  fs::path here = current_directory();
+  fs::path relative = absolute_path(path).lexically_normal().lexically_relative(here);
+  if (here.empty() || relative.empty() || relative.string().rfind("..", 0) == 0)
     return path;
   return relative.string();
 }
 
 } // namespace
 
-std::optional<ConfigFile> load_config_file(const std::string &given_path) {
-  std::string path = shown_path(given_path);
-  std::ifstream in(given_path, std::ios::binary);
-  if (!in)
-    throw ConfigError(path, 0, "", "cannot read the file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    throw ConfigError(path, 0, "", "cannot read the file");
-  return load_config_text(text, given_path, path);
+namespace {
+
+// toml++ recurses once per key of a dotted name (`[a.b.c...]`) and overflows the stack on a few
+// ten thousand; no configuration needs more than a handful. Counts the dots outside strings on a
+// line that are not a number's decimal point.
+constexpr size_t kMaxDottedKeyParts = 128;
+
+size_t deepest_dotted_line(const std::string &text, uint32_t &line_out) {
+  size_t deepest = 0, dots = 0;
+  uint32_t line = 1;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      if (dots > deepest) {
+        deepest = dots;
+        line_out = line;
+      }
+      dots = 0;
+      ++line;
+      quote = 0;
+    } else if (quote) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '.' &&
+               !(i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                 i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+      ++dots;
+    }
+  }
+  if (dots > deepest) {
+    deepest = dots;
+    line_out = line;
+  }
+  return deepest;
 }
 
-std::optional<ConfigFile> load_config_text(std::string_view text, const std::string &given_path,
+// Reads a configuration file without ever blocking (a FIFO named by --config) or reading
+// without bound (/dev/zero).
+std::string read_config_text(const std::string &given_path, const std::string &path) {
+  constexpr uint64_t kMaxConfigBytes = 64ull << 20;
+  auto fail = [&](const std::string &why) { return ConfigError(path, 0, "", why); };
+  int fd = open(given_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    throw fail(std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    throw fail("not a regular file");
+  if (static_cast<uint64_t>(info.st_size) > kMaxConfigBytes)
+    throw fail("over the limit of 64 MiB for a configuration file");
+  std::string text;
+  char buffer[1 << 16];
+  ssize_t got;
+  while ((got = read(fd, buffer, sizeof buffer)) != 0) {
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      throw fail(std::string("read error: ") + std::strerror(errno));
+    text.append(buffer, static_cast<size_t>(got));
+    if (text.size() > kMaxConfigBytes)
+      throw fail("over the limit of 64 MiB for a configuration file");
+  }
+  return text;
+}
+
+} // namespace
+
+std::optional<ConfigFile> load_config_file(const std::string &given_path) {
+  std::string path = shown_path(given_path);
+  return load_config_text(read_config_text(given_path, path), given_path, path);
+}
+
+std::optional<ConfigFile> load_config_text(std::string_view text_view,
+                                           const std::string &given_path,
                                            const std::string &shown) {
   std::string path = shown.empty() ? given_path : shown;
+  std::string text(text_view);
+  uint32_t deep_line = 0;
+  if (deepest_dotted_line(text, deep_line) > kMaxDottedKeyParts)
+    throw ConfigError(path, deep_line, "",
+                      "a dotted key nested more than " + std::to_string(kMaxDottedKeyParts) +
+                          " levels deep");
   toml::table document;
   try {
     document = toml::parse(text, given_path);

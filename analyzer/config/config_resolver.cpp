@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "model/paths.h"
+
 namespace devlint {
 namespace fs = std::filesystem;
 
@@ -44,8 +46,10 @@ const CheckOptions &ConfigResolver::options_for(const std::string &directory) {
   case ConfigDiscovery::WalkUp:
     break;
   }
-  std::string absolute =
-      fs::absolute(directory.empty() ? "." : directory).lexically_normal().string();
+  fs::path absolute_directory = absolute_path(directory.empty() ? "." : directory);
+  if (!absolute_directory.is_absolute()) // the current directory is gone: no config applies
+    return options_from(nullptr);
+  std::string absolute = absolute_directory.lexically_normal().string();
   if (absolute.size() > 1 && absolute.back() == '/')
     absolute.pop_back();
   return options_from(nearest_config(absolute));
@@ -68,7 +72,8 @@ const ConfigFile *ConfigResolver::config_for_current_directory() {
     return nullptr;
   if (discovery_ == ConfigDiscovery::ExplicitFile)
     return &*explicit_config_;
-  return nearest_config(fs::current_path().lexically_normal().string());
+  fs::path here = current_directory();
+  return here.empty() ? nullptr : nearest_config(here.lexically_normal().string());
 }
 
 const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {

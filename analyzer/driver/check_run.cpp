@@ -2,17 +2,24 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 #include <unordered_set>
 
 #include "driver/path_patterns.h"
 #include "driver/result_cache.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
+#include "model/paths.h"
+#include "model/utf8.h"
 #include "placement/placement_analysis.h"
 #include "placement/unit_placement.h"
 
@@ -20,25 +27,6 @@ namespace devlint {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t extra = c < 0x80           ? 0
-                   : (c >> 5) == 0x6  ? 1
-                   : (c >> 4) == 0xE  ? 2
-                   : (c >> 3) == 0x1E ? 3
-                                      : 9;
-    if (extra == 9 || i + extra >= s.size() + (extra ? 0 : 1))
-      return false;
-    for (size_t k = 1; k <= extra; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2)
-        return false;
-    i += extra + 1;
-  }
-  return true;
-}
 
 bool skipped_directory(const fs::path &p) {
   std::string name = p.filename().string();
@@ -59,11 +47,23 @@ bool looks_like_model_code(const std::string &text) {
 }
 
 std::string display_path(const fs::path &p) {
+  fs::path here = current_directory();
+  if (here.empty())
+    return p.string();
   std::error_code ec;
-  fs::path rel = fs::relative(p, fs::current_path(ec), ec);
+  fs::path rel = fs::relative(p, here, ec);
   std::string s =
       (!ec && !rel.empty() && rel.string().rfind("..", 0) != 0) ? rel.string() : p.string();
   return s;
+}
+
+SourceRange position_of(const SourceFile &file, uint32_t offset) {
+  auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
+  SourceRange r;
+  r.begin = r.end = offset;
+  r.line = r.end_line = static_cast<uint32_t>(it - file.line_starts.begin());
+  r.column = r.end_column = offset - file.line_starts[r.line - 1] + 1;
+  return r;
 }
 
 struct PackageJob {
@@ -87,54 +87,93 @@ std::unique_ptr<SourceFile> source_from_text(const std::string &path, const std:
 
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
                                              Diagnostic &diagnostic) {
-  diagnostic.path = path;
-  std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (ec) {
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = "cannot read file: " + ec.message();
+  diagnostic.path = display_path(path);
+  // Every failure below means the file was not checked; the policy (README, "Files that could
+  // not be checked") makes each an error with exit code 2.
+  diagnostic.severity = Severity::Error;
+  auto not_checked = [&](const std::string &why) {
+    diagnostic.message = "not checked: " + why;
     return nullptr;
-  }
-  if (size > max_bytes) {
-    diagnostic.severity = Severity::Warning;
-    diagnostic.message = "skipped: file is " + std::to_string(size >> 20) +
-                         " MiB, over the limit of " + std::to_string(max_bytes >> 20) + " MiB";
-    return nullptr;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostic.severity = Severity::Error;
-    diagnostic.message = "cannot open file (permission denied or not a regular file)";
-    return nullptr;
-  }
+  };
+  // O_NONBLOCK: opening a FIFO named by mistake must not wait for a writer. The checks below
+  // look at what was opened, not at the name, so a file swapped meanwhile cannot slip through.
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return not_checked(std::string("cannot open: ") + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (fstat(fd, &info) != 0)
+    return not_checked(std::string("cannot examine: ") + std::strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return not_checked("a directory");
+  if (!S_ISREG(info.st_mode))
+    return not_checked(S_ISFIFO(info.st_mode)   ? "a FIFO, not a regular file"
+                       : S_ISCHR(info.st_mode)  ? "a character device, not a regular file"
+                       : S_ISBLK(info.st_mode)  ? "a block device, not a regular file"
+                       : S_ISSOCK(info.st_mode) ? "a socket, not a regular file"
+                                                : "not a regular file");
+  auto too_large = [&](uint64_t size) {
+    return not_checked("file is " + std::to_string(size) + " bytes, over the limit of " +
+                       std::to_string(max_bytes) + " bytes (" + std::to_string(max_bytes >> 20) +
+                       " MiB)");
+  };
+  if (static_cast<uint64_t>(info.st_size) > max_bytes)
+    return too_large(static_cast<uint64_t>(info.st_size));
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+
+  // Read at most one byte past the limit: a file that grows while it is read stays bounded.
   std::string text;
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    diagnostic.severity = Severity::Error;
-    diagnostic.path = display_path(path);
-    diagnostic.message = "read error";
-    return nullptr;
+  text.reserve(static_cast<size_t>(info.st_size));
+  char buffer[1 << 16];
+  while (text.size() <= max_bytes) {
+    size_t want = std::min<uint64_t>(sizeof buffer, max_bytes + 1 - text.size());
+    ssize_t got = read(fd, buffer, want);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return not_checked(std::string("read error: ") + std::strerror(errno));
+    if (got == 0)
+      break;
+    text.append(buffer, static_cast<size_t>(got));
   }
+  if (text.size() > max_bytes)
+    return too_large(text.size());
   return source_from_bytes(path, std::move(text), diagnostic);
 }
 
-std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string text,
+std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string bytes,
                                               Diagnostic &diagnostic) {
+  diagnostic.path = display_path(path);
+  diagnostic.severity = Severity::Error;
+  auto not_checked = [&](const std::string &why) {
+    diagnostic.message = "not checked: " + why;
+    return nullptr;
+  };
   auto file = std::make_unique<SourceFile>();
   file->path = path;
-  file->display_path = display_path(path);
-  diagnostic.path = file->display_path;
-  file->text = std::move(text);
-  if (file->text.find('\0') != std::string::npos) {
-    diagnostic.severity = Severity::Warning;
-    diagnostic.message = "skipped: binary file (contains NUL bytes)";
-    return nullptr;
+  file->display_path = diagnostic.path;
+  std::string &text = file->text;
+  text = std::move(bytes);
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    file->index_lines();
+    SourceRange r = position_of(*file, static_cast<uint32_t>(nul));
+    diagnostic.line = r.line;
+    diagnostic.column = r.column;
+    return not_checked("binary file (a NUL byte)");
   }
-  if (!valid_utf8(file->text)) {
-    diagnostic.severity = Severity::Warning;
-    diagnostic.message = "skipped: not valid UTF-8";
-    return nullptr;
+  if (size_t bad = first_invalid_utf8(text); bad != text.size()) {
+    file->index_lines();
+    SourceRange r = position_of(*file, static_cast<uint32_t>(bad));
+    diagnostic.line = r.line;
+    diagnostic.column = r.column;
+    return not_checked("not valid UTF-8 (devlint reads UTF-8 source, as Python does by default)");
   }
+  diagnostic.severity = Severity::Warning;
   file->index_lines();
   return file;
 }
@@ -160,17 +199,24 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                   std::to_string(syntax.back()->syntax_errors.size()) + " error region(s))";
       diagnostics->push_back(d);
     }
+    if (diagnostics && reported_set.count(source) && !syntax.back()->too_deep.empty()) {
+      const SourceRange &r = syntax.back()->too_deep.front();
+      diagnostics->push_back({Severity::Warning, source->display_path, r.line, r.column,
+                              "nested more than " + std::to_string(kMaxSyntaxDepth) +
+                                  " levels deep; the code inside was not analyzed"});
+    }
   }
   auto package = build_package(files, options.overrides);
   PlacementModel placement(*package);
   SiteChecker checker(placement, options.selection, reported_set);
   analyze_package(*package, placement, checker);
-  return filter_findings(checker.take_findings(), reported, options);
+  return filter_findings(checker.take_findings(), reported, options, diagnostics);
 }
 
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
                                      const std::vector<const SourceFile *> &reported,
-                                     const CheckOptions &options) {
+                                     const CheckOptions &options,
+                                     std::vector<Diagnostic> *diagnostics) {
   RuleSelection unfixable{options.unfixable, {}};
   std::vector<Finding> out;
   for (const SourceFile *file : reported) {
@@ -183,7 +229,7 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
       if (glob_matches(entry.pattern, file->path, options.base_directory))
         policy.selection.ignore.insert(policy.selection.ignore.end(), entry.codes.begin(),
                                        entry.codes.end());
-    for (Finding &f : apply_suppressions(std::move(own), *file, policy)) {
+    for (Finding &f : apply_suppressions(std::move(own), *file, policy, diagnostics)) {
       if (f.fix && !options.unfixable.empty() && unfixable.enabled(f.code)) {
         f.fix.reset();
         f.no_fix_reason =
@@ -208,6 +254,11 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     return per_directory ? per_directory->options_for(directory.string()) : options;
   };
   std::map<std::string, PackageJob> packages; // by directory; ordered for determinism
+  auto cannot = [&result](const std::string &path, const std::string &what) {
+    result.diagnostics.push_back({Severity::Error, display_path(path), 0, 0, what});
+    result.had_error = true;
+    ++result.files_not_checked;
+  };
   for (const std::string &path : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
@@ -215,47 +266,71 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     if (given_as_text)
       status = fs::file_status(fs::file_type::regular);
     else if (ec || !fs::exists(status)) {
-      result.diagnostics.push_back({Severity::Error, path, 0, 0, "no such file or directory"});
-      result.had_error = true;
+      cannot(path, ec && ec != std::errc::no_such_file_or_directory ? "not checked: " + ec.message()
+                                                                    : "no such file or directory");
       continue;
     }
     if (fs::is_directory(status)) {
-      fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec),
-          end;
-      if (ec) {
-        result.diagnostics.push_back(
-            {Severity::Error, path, 0, 0, "cannot list directory: " + ec.message()});
-        result.had_error = true;
-        continue;
-      }
-      for (; it != end; it.increment(ec)) {
+      // An explicit walk rather than recursive_directory_iterator: every directory that cannot
+      // be listed is reported (not skipped), and symlinked directories are not followed, so a
+      // symlink loop cannot make it run forever.
+      std::vector<fs::path> pending{fs::path(path)};
+      while (!pending.empty()) {
+        fs::path directory = std::move(pending.back());
+        pending.pop_back();
+        fs::directory_iterator it(directory, ec), end;
         if (ec) {
-          result.diagnostics.push_back(
-              {Severity::Warning, it->path().string(), 0, 0, "cannot list: " + ec.message()});
+          cannot(directory.string(), "not checked: cannot list the directory: " + ec.message());
+          continue;
+        }
+        std::vector<fs::directory_entry> entries;
+        for (; it != end; it.increment(ec)) {
+          if (ec)
+            break;
+          entries.push_back(*it);
+        }
+        if (ec) {
+          cannot(directory.string(),
+                 "not checked completely: listing the directory failed: " + ec.message());
           ec.clear();
-          continue;
         }
-        fs::path entry = it->path().lexically_normal();
-        const CheckOptions &here = options_for(entry.parent_path());
-        if (it->is_directory(ec)) {
-          if (skipped_directory(entry) ||
+        std::sort(entries.begin(), entries.end(),
+                  [](const auto &a, const auto &b) { return a.path() < b.path(); });
+        std::vector<fs::path> subdirectories;
+        for (const fs::directory_entry &item : entries) {
+          fs::path entry = item.path().lexically_normal();
+          const CheckOptions &here = options_for(entry.parent_path());
+          fs::file_status own = item.symlink_status(ec);
+          if (!ec && fs::is_directory(own)) {
+            if (!skipped_directory(entry) &&
+                !any_glob_matches(here.exclude, entry.string(), here.base_directory))
+              subdirectories.push_back(entry);
+            continue;
+          }
+          ec.clear();
+          if (entry.extension() != ".py" ||
               any_glob_matches(here.exclude, entry.string(), here.base_directory))
-            it.disable_recursion_pending();
-          continue;
+            continue;
+          fs::file_status target = item.status(ec);
+          if (ec) { // a dangling symlink, a symlink loop, a file that vanished
+            cannot(entry.string(), "not checked: " + ec.message());
+            ec.clear();
+            continue;
+          }
+          if (fs::is_directory(target))
+            continue; // a symlink to a directory named like a file: not followed
+          bool by_name = here.include.empty()
+                             ? default_included_by_name(entry)
+                             : any_glob_matches(here.include, entry.string(), here.base_directory);
+          if (!by_name && !here.include.empty())
+            continue;
+          PackageJob &job = packages[entry.parent_path().string()];
+          job.options = &here;
+          job.paths.push_back(entry.string());
+          if (!by_name)
+            job.by_content.insert(entry.string());
         }
-        if (!it->is_regular_file(ec) || entry.extension() != ".py" ||
-            any_glob_matches(here.exclude, entry.string(), here.base_directory))
-          continue;
-        bool by_name = here.include.empty()
-                           ? default_included_by_name(entry)
-                           : any_glob_matches(here.include, entry.string(), here.base_directory);
-        if (!by_name && !here.include.empty())
-          continue;
-        PackageJob &job = packages[entry.parent_path().string()];
-        job.options = &here;
-        job.paths.push_back(entry.string());
-        if (!by_name)
-          job.by_content.insert(entry.string());
+        pending.insert(pending.end(), subdirectories.rbegin(), subdirectories.rend());
       }
     } else {
       fs::path p = fs::path(path).lexically_normal();
@@ -280,6 +355,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     std::vector<Finding> findings;
     std::vector<Diagnostic> diagnostics;
     size_t checked = 0;
+    size_t not_checked = 0;
     bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
@@ -298,16 +374,18 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         auto file = load(path, package_options.max_file_bytes, d);
         if (!file) {
           out.error |= d.severity == Severity::Error;
+          out.not_checked += d.severity == Severity::Error;
           out.diagnostics.push_back(d);
           continue;
         }
-        if (file->text.empty() ||
-            (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text)))
+        if (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text))
+          continue; // found in a directory, and not model code: not devlint's to check
+        ++out.checked;
+        if (file->text.empty())
           continue;
         sources.push_back(file.get());
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
-        ++out.checked;
       }
       // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
       std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
@@ -381,6 +459,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     for (auto &d : out.diagnostics)
       result.diagnostics.push_back(std::move(d));
     result.files_checked += out.checked;
+    result.files_not_checked += out.not_checked;
     result.had_error |= out.error;
   }
   sort_findings(result.findings);

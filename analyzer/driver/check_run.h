@@ -59,8 +59,9 @@ struct CheckResult {
   std::vector<std::unique_ptr<SourceFile>> files; // every file read (findings point into these)
   std::vector<Finding> findings;
   std::vector<Diagnostic> diagnostics;
-  size_t files_checked = 0;
-  bool had_error = false; // an input could not be read at all
+  size_t files_checked = 0;     // files analyzed (wholly, or where a syntax error allows)
+  size_t files_not_checked = 0; // inputs that could not be checked (README: exit code 2)
+  bool had_error = false;       // something could not be checked: the run exits with 2
 };
 
 // With `per_directory`, each package is checked with the options it returns for its directory;
@@ -94,9 +95,11 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
 void sort_findings(std::vector<Finding> &findings);
 
 // Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
-// suppression comments (and DL900), and `unfixable`.
+// suppression comments (and DL900), and `unfixable`. Malformed suppressions are reported in
+// `diagnostics` when it is given.
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
                                      const std::vector<const SourceFile *> &reported,
-                                     const CheckOptions &options);
+                                     const CheckOptions &options,
+                                     std::vector<Diagnostic> *diagnostics = nullptr);
 
 } // namespace devlint

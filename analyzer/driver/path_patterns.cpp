@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fnmatch.h>
 
+#include "model/paths.h"
+
 namespace devlint {
 namespace fs = std::filesystem;
 
@@ -27,14 +29,14 @@ bool glob_matches(const std::string &pattern, const std::string &path,
                   const std::string &base_directory) {
   if (pattern.empty())
     return false;
-  fs::path absolute = fs::absolute(path).lexically_normal();
+  fs::path absolute = absolute_path(path).lexically_normal();
   if (pattern.find('/') == std::string::npos) {
     for (const fs::path &component : absolute)
       if (fnmatch(pattern.c_str(), component.c_str(), 0) == 0)
         return true;
     return false;
   }
-  fs::path base = fs::absolute(base_directory.empty() ? "." : base_directory).lexically_normal();
+  fs::path base = absolute_path(base_directory.empty() ? "." : base_directory).lexically_normal();
   std::string relative = absolute.lexically_relative(base).generic_string();
   std::string p = pattern.rfind("./", 0) == 0 ? pattern.substr(2) : pattern;
   if (!p.empty() && p.back() == '/')

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "rules/rule.h"
 
@@ -29,7 +28,7 @@ bool is_cpp_path(const std::string &path) {
 }
 
 bool only_space_before(const std::string &text, uint32_t pos) {
-  while (pos > 0 && text[pos - 1] != '\n') {
+  while (pos > 0 && text[pos - 1] != '\n' && text[pos - 1] != '\r') {
     if (text[pos - 1] != ' ' && text[pos - 1] != '\t')
       return false;
     --pos;
@@ -37,12 +36,10 @@ bool only_space_before(const std::string &text, uint32_t pos) {
   return true;
 }
 
+// Lines end with LF, CRLF or a lone CR (old Mac files), as SourceFile::index_lines counts them.
 uint32_t line_end(const std::string &text, uint32_t pos) {
-  size_t nl = text.find('\n', pos);
-  uint32_t end = nl == std::string::npos ? static_cast<uint32_t>(text.size()) : uint32_t(nl);
-  if (end > pos && text[end - 1] == '\r')
-    --end;
-  return end;
+  size_t end = text.find_first_of("\r\n", pos);
+  return end == std::string::npos ? static_cast<uint32_t>(text.size()) : static_cast<uint32_t>(end);
 }
 
 // Comments outside string literals: a small lexer is enough, since a `# noqa` inside a string
@@ -67,7 +64,7 @@ std::vector<Comment> python_comments(const std::string &text) {
         } else if (text.compare(i, quote_len, std::string(quote_len, c)) == 0) {
           i += quote_len;
           break;
-        } else if (!triple && text[i] == '\n') {
+        } else if (!triple && (text[i] == '\n' || text[i] == '\r')) {
           break; // unterminated: the parser reports it; stop at the line end
         } else {
           ++i;
@@ -133,71 +130,192 @@ SourceRange range_of(const SourceFile &file, uint32_t begin, uint32_t end) {
   return r;
 }
 
+// The directives are read by hand rather than with std::regex: its backtracking recursion
+// overflows the stack on a comment with thousands of codes. Every scan below is linear.
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+bool is_separator(char c) { return c == ',' || is_blank(c); }
+
+size_t skip_blanks(std::string_view s, size_t i) {
+  while (i < s.size() && is_blank(s[i]))
+    ++i;
+  return i;
+}
+
+bool starts_with_at(std::string_view s, size_t i, std::string_view prefix) {
+  return s.compare(i, prefix.size(), prefix) == 0;
+}
+
+// `CODE[,\s]+CODE...` from `i`, where a code is what `code_end` accepts. Returns the end of the
+// last code (i itself when there is none) and appends the codes.
+template <class CodeEnd>
+size_t scan_codes(std::string_view s, size_t i, CodeEnd code_end, std::vector<std::string> &codes) {
+  size_t last = i;
+  size_t at = i;
+  while (true) {
+    size_t code_begin = at;
+    while (code_begin < s.size() && is_separator(s[code_begin]))
+      ++code_begin;
+    if (!codes.empty() && code_begin == at)
+      break; // codes must be separated
+    size_t stop = code_end(s, code_begin);
+    if (stop == code_begin)
+      break;
+    codes.emplace_back(s.substr(code_begin, stop - code_begin));
+    last = at = stop;
+  }
+  return last;
+}
+
+size_t word_code_end(std::string_view s, size_t i) {
+  while (i < s.size() && is_word(s[i]))
+    ++i;
+  return i;
+}
+
+// flake8/Ruff codes: letters then digits (`E501`, `DL001`).
+size_t flake8_code_end(std::string_view s, size_t i) {
+  size_t letters = i;
+  while (letters < s.size() && std::isalpha(static_cast<unsigned char>(s[letters])))
+    ++letters;
+  size_t digits = letters;
+  while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits])))
+    ++digits;
+  return letters > i && digits > letters ? digits : i;
+}
+
 // Reads the directives in one comment. `#` comments may hold several (`# type: ignore # noqa`).
+// A malformed one (`# noqa:` without codes, an unterminated `ignore[`) silences nothing and is
+// reported.
 void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
                    std::vector<Suppression> &out) {
-  std::string body = file.text.substr(comment.begin, comment.end - comment.begin);
+  std::string_view body =
+      std::string_view(file.text).substr(comment.begin, comment.end - comment.begin);
   uint32_t line = range_of(file, comment.begin, comment.begin).line;
   auto add = [&](Suppression::Scope scope, size_t at, size_t length, std::vector<std::string> codes,
-                 bool shared) {
+                 bool shared, std::string malformed = {}) {
     Suppression s;
     s.scope = scope;
     s.line = scope == Suppression::Scope::NextLine ? line + 1 : line;
     s.comment = range_of(file, comment.begin + static_cast<uint32_t>(at),
                          comment.begin + static_cast<uint32_t>(at + length));
+    s.comment_begin = comment.begin;
+    s.comment_end = comment.end;
     s.codes = std::move(codes);
     s.shared_with_other_tools = shared;
+    s.malformed = std::move(malformed);
     out.push_back(std::move(s));
   };
 
   // `devlint: ignore[...]`, `devlint: ignore-file[...]`, `devlint: noqa[: ...]` (file-level).
-  static const std::regex devlint_directive(
-      R"((?:#|//)\s*devlint:\s*(ignore-file|ignore|noqa)(?:\[([^\]]*)\]|:\s*([\w\-]+(?:[,\s]+[\w\-]+)*))?)");
-  // flake8/Ruff-style `# noqa` and `# noqa: CODE, CODE`.
-  static const std::regex noqa(
-      R"(#\s*(?:noqa|NOQA)(?::\s*([A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?)");
-  // clang-tidy-style `NOLINT`, `NOLINT(check, ...)`, `NOLINTNEXTLINE(...)`.
-  static const std::regex nolint(R"(NOLINT(NEXTLINE)?(?:\(([^)]*)\))?)");
-
-  bool file_level_allowed = comment.own_line;
-  for (std::sregex_iterator it(body.begin(), body.end(), devlint_directive), end; it != end; ++it) {
-    const std::smatch &m = *it;
-    std::string kind = m[1];
-    std::string list = m[2].matched ? m[2].str() : m[3].str();
+  for (size_t at = 0; at < body.size();) {
+    size_t lead = body[at] == '#' ? 1 : starts_with_at(body, at, "//") ? 2 : 0;
+    if (!lead) {
+      ++at;
+      continue;
+    }
+    size_t i = skip_blanks(body, at + lead);
+    if (!starts_with_at(body, i, "devlint:")) {
+      at += lead;
+      continue;
+    }
+    i = skip_blanks(body, i + 8);
+    std::string_view kind = starts_with_at(body, i, "ignore-file") ? "ignore-file"
+                            : starts_with_at(body, i, "ignore")    ? "ignore"
+                            : starts_with_at(body, i, "noqa")      ? "noqa"
+                                                                   : "";
+    if (kind.empty() || (i + kind.size() < body.size() && is_word(body[i + kind.size()]) &&
+                         body[i + kind.size()] != '-')) {
+      at = i;
+      continue;
+    }
+    i += kind.size();
     bool file_level = kind != "ignore";
-    if (file_level && !file_level_allowed)
-      continue; // a file-level directive after code is most likely a typo for the line form
-    add(file_level ? Suppression::Scope::File : Suppression::Scope::Line, m.position(0),
-        m.length(0), split_codes(list), false);
+    auto scope = file_level ? Suppression::Scope::File : Suppression::Scope::Line;
+    std::vector<std::string> codes;
+    std::string malformed;
+    size_t end = i;
+    if (i < body.size() && body[i] == '[') {
+      size_t close = body.find(']', i + 1);
+      if (close == std::string_view::npos) {
+        malformed = "`[` without a closing `]`";
+        end = body.size();
+      } else {
+        codes = split_codes(std::string(body.substr(i + 1, close - i - 1)));
+        if (codes.empty())
+          malformed = "`[]` names no rule";
+        end = close + 1;
+      }
+    } else if (i < body.size() && body[i] == ':') {
+      end = scan_codes(body, skip_blanks(body, i + 1), word_code_end, codes);
+      if (codes.empty()) {
+        malformed = "`:` is not followed by rule codes";
+        end = i + 1;
+      }
+    }
+    if (!file_level || comment.own_line) // file level after code: most likely a typo; ignored
+      add(scope, at, end - at, std::move(codes), false, std::move(malformed));
+    at = std::max(end, at + 1);
   }
   if (!cpp) {
-    for (std::sregex_iterator it(body.begin(), body.end(), noqa), end; it != end; ++it) {
-      const std::smatch &m = *it;
-      add(Suppression::Scope::Line, m.position(0), m.length(0), split_codes(m[1].str()),
-          !m[1].matched);
+    // flake8/Ruff-style `# noqa` and `# noqa: CODE, CODE`.
+    for (size_t at = body.find('#'); at != std::string_view::npos; at = body.find('#', at)) {
+      size_t i = skip_blanks(body, at + 1);
+      if (!(starts_with_at(body, i, "noqa") || starts_with_at(body, i, "NOQA")) ||
+          (i + 4 < body.size() && is_word(body[i + 4]))) {
+        ++at;
+        continue;
+      }
+      i += 4;
+      if (i < body.size() && body[i] == ':') {
+        std::vector<std::string> codes;
+        size_t end = scan_codes(body, skip_blanks(body, i + 1), flake8_code_end, codes);
+        if (codes.empty())
+          add(Suppression::Scope::Line, at, i + 1 - at, {}, false,
+              "`# noqa:` is not followed by rule codes (write `# noqa: DL001`, or `# noqa` for "
+              "every rule)");
+        else
+          add(Suppression::Scope::Line, at, end - at, std::move(codes), false);
+        at = std::max(end, i + 1);
+      } else {
+        add(Suppression::Scope::Line, at, i - at, {}, true);
+        at = i;
+      }
     }
     return;
   }
-  for (std::sregex_iterator it(body.begin(), body.end(), nolint), end; it != end; ++it) {
-    const std::smatch &m = *it;
-    auto scope = m[1].matched ? Suppression::Scope::NextLine : Suppression::Scope::Line;
-    if (!m[2].matched) {
-      add(scope, m.position(0), m.length(0), {}, true);
+  // clang-tidy-style `NOLINT`, `NOLINT(check, ...)`, `NOLINTNEXTLINE(...)`.
+  for (size_t at = body.find("NOLINT"); at != std::string_view::npos;
+       at = body.find("NOLINT", at)) {
+    size_t i = at + 6;
+    bool next_line = starts_with_at(body, i, "NEXTLINE");
+    if (next_line)
+      i += 8;
+    auto scope = next_line ? Suppression::Scope::NextLine : Suppression::Scope::Line;
+    if (i >= body.size() || body[i] != '(') {
+      add(scope, at, i - at, {}, true);
+      at = i;
       continue;
+    }
+    size_t close = body.find(')', i + 1);
+    if (close == std::string_view::npos) {
+      add(scope, at, body.size() - at, {}, false, "`NOLINT(` without a closing `)`");
+      break;
     }
     // Only entries naming devlint (`devlint-DL001`, `devlint-*`) concern us.
     std::vector<std::string> codes;
     bool all = false;
-    for (const std::string &check : split_codes(m[2].str())) {
+    for (const std::string &check : split_codes(std::string(body.substr(i + 1, close - i - 1)))) {
       if (check == "*" || check == "devlint-*")
         all = true;
       else if (check.rfind("devlint-", 0) == 0)
         codes.push_back(check.substr(8));
     }
     if (all)
-      add(scope, m.position(0), m.length(0), {}, true);
+      add(scope, at, close + 1 - at, {}, true);
     else if (!codes.empty())
-      add(scope, m.position(0), m.length(0), std::move(codes), false);
+      add(scope, at, close + 1 - at, std::move(codes), false);
+    at = close + 1;
   }
 }
 
@@ -206,6 +324,8 @@ bool names_rule(const std::string &code_or_name, const Finding &f) {
 }
 
 bool covers(const Suppression &s, const Finding &f) {
+  if (!s.malformed.empty())
+    return false;
   switch (s.scope) {
   case Suppression::Scope::File:
     return true;
@@ -216,7 +336,9 @@ bool covers(const Suppression &s, const Finding &f) {
   return false;
 }
 
-// Deletes a directive and the blanks before it; a comment left empty goes with its line.
+// Deletes a directive and the blanks before it; a comment left empty goes with its line. Text
+// after the directive in the same comment stays a comment (`# noqa: DL002 (checked)` becomes
+// `# (checked)`), never code.
 Fix removal_fix(const SourceFile &file, const Suppression &s) {
   uint32_t begin = s.comment.begin;
   while (begin > 0 && (file.text[begin - 1] == ' ' || file.text[begin - 1] == '\t'))
@@ -224,13 +346,32 @@ Fix removal_fix(const SourceFile &file, const Suppression &s) {
   uint32_t end = s.comment.end;
   uint32_t line_begin = file.line_starts[s.comment.line - 1];
   uint32_t line_stop = line_begin + static_cast<uint32_t>(file.line_text(s.comment.line).size());
-  bool rest_blank = file.text.find_first_not_of(" \t", end) >= line_stop;
-  if (begin == line_begin && rest_blank) // the directive was the whole line: remove the line
-    end = line_stop < file.text.size() ? static_cast<uint32_t>(file.text.find('\n', line_stop) + 1)
-                                       : line_stop;
+  uint32_t comment_stop = std::max(s.comment_end, end);
+  size_t rest = file.text.find_first_not_of(" \t", end);
+  bool rest_of_comment_blank = rest == std::string::npos || rest >= comment_stop;
   Fix fix;
   fix.applicability = Applicability::Safe;
   fix.title = "Remove the unused suppression";
+  if (!rest_of_comment_blank) {
+    // Keep the rest as a comment: it already is one when the directive sat after the comment's
+    // own marker (`# type: ignore # noqa: DL001`) or the rest starts a comment of its own.
+    bool directive_opens_comment = s.comment.begin <= s.comment_begin;
+    bool rest_is_comment = file.text[rest] == '#' || file.text.compare(rest, 2, "//") == 0;
+    if (!directive_opens_comment || rest_is_comment) {
+      fix.edits.push_back({s.comment.begin, static_cast<uint32_t>(rest), ""});
+    } else {
+      std::string marker = file.text.compare(s.comment.begin, 2, "//") == 0 ? "// " : "# ";
+      fix.edits.push_back({s.comment.begin, static_cast<uint32_t>(rest), marker});
+    }
+    return fix;
+  }
+  bool rest_blank = rest == std::string::npos || rest >= line_stop;
+  if (begin == line_begin && rest_blank) // the directive was the whole line: remove the line
+    end = line_stop + static_cast<uint32_t>(file.text.compare(line_stop, 2, "\r\n") == 0 ? 2
+                                            : line_stop < file.text.size()               ? 1
+                                                                                         : 0);
+  else
+    end = comment_stop;
   fix.edits.push_back({begin, end, ""});
   return fix;
 }
@@ -264,8 +405,15 @@ std::vector<Suppression> parse_suppressions(const SourceFile &file) {
 }
 
 std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,
-                                        const SuppressionPolicy &policy) {
+                                        const SuppressionPolicy &policy,
+                                        std::vector<Diagnostic> *diagnostics) {
   std::vector<Suppression> suppressions = parse_suppressions(file);
+  if (diagnostics)
+    for (const Suppression &s : suppressions)
+      if (!s.malformed.empty())
+        diagnostics->push_back(
+            {Severity::Warning, file.display_path, s.comment.line, s.comment.column,
+             "malformed suppression comment, it silences nothing: " + s.malformed});
   // used[i][k]: suppression i's code k silenced something (k == codes.size(): a bare directive).
   std::vector<std::vector<bool>> used(suppressions.size());
   for (size_t i = 0; i < suppressions.size(); ++i)
@@ -297,6 +445,8 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
     return kept;
   for (size_t i = 0; i < suppressions.size(); ++i) {
     const Suppression &s = suppressions[i];
+    if (!s.malformed.empty())
+      continue; // reported above
     if (s.codes.empty()) {
       if (!used[i].back() && !s.shared_with_other_tools)
         kept.push_back(unused_finding(file, s, "(nothing to suppress here)"));

@@ -23,6 +23,11 @@ struct Suppression {
   SourceRange comment;            // the directive's text, for DL900 and its fix
   std::vector<std::string> codes; // empty: every rule
   bool shared_with_other_tools = false; // a bare `# noqa` or `NOLINT` also serves other linters
+  // The whole comment holding the directive (byte offsets), so that removing the directive
+  // never leaves the rest of the comment outside a comment.
+  uint32_t comment_begin = 0;
+  uint32_t comment_end = 0;
+  std::string malformed; // non-empty: what is wrong; such a directive silences nothing
 };
 
 // Every suppression directive in a file; the comment syntax follows the file's extension.
@@ -35,7 +40,9 @@ struct SuppressionPolicy {
 
 // Drops the findings of `file` that `policy.selection` disables or that a comment suppresses, and
 // adds DL900 findings for unused suppressions when asked. `findings` all belong to `file`.
+// Malformed directives are reported as warnings in `diagnostics` when it is given.
 std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,
-                                        const SuppressionPolicy &policy);
+                                        const SuppressionPolicy &policy,
+                                        std::vector<Diagnostic> *diagnostics = nullptr);
 
 } // namespace devlint

@@ -16,25 +16,34 @@ std::string quoted(const std::string &path) { return "`" + path + "`"; }
 
 std::string last_error() { return std::strerror(errno); }
 
-bool read_all(const std::string &path, std::string &out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
+// Reads the whole file open at `fd` from its start (pread: the offset stays where it is).
+bool read_fd(int fd, std::string &out) {
   out.clear();
   char buffer[1 << 16];
-  ssize_t got;
-  while ((got = read(fd, buffer, sizeof buffer)) != 0) {
+  off_t offset = 0;
+  while (true) {
+    ssize_t got = pread(fd, buffer, sizeof buffer, offset);
     if (got < 0 && errno == EINTR)
       continue;
-    if (got < 0) {
-      close(fd);
+    if (got < 0)
       return false;
-    }
+    if (got == 0)
+      return true;
     out.append(buffer, static_cast<size_t>(got));
+    offset += got;
   }
-  close(fd);
-  return true;
 }
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  ~Fd() {
+    if (fd >= 0)
+      close(fd);
+  }
+};
 
 bool write_all(int fd, const std::string &text) {
   size_t done = 0;
@@ -49,11 +58,6 @@ bool write_all(int fd, const std::string &text) {
   return true;
 }
 
-bool same_file_state(const struct stat &a, const struct stat &b) {
-  return a.st_ino == b.st_ino && a.st_dev == b.st_dev && a.st_size == b.st_size &&
-         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
-}
-
 WriteResult failure(WriteStatus status, std::string message) {
   WriteResult result;
   result.status = status;
@@ -61,10 +65,139 @@ WriteResult failure(WriteStatus status, std::string message) {
   return result;
 }
 
+enum class Replaced {
+  Done,          // renamed, and the old file did not change until then
+  ChangedBefore, // the file changed before the rename: nothing was replaced
+  LateWrite,     // renamed, but the old file was written to around the rename
+  Failed,        // an I/O error; nothing was replaced
+};
+
+struct ReplaceOutcome {
+  Replaced status = Replaced::Failed;
+  std::string old_text_after; // LateWrite: what the replaced file held right after the rename
+  std::string message;        // Failed: what went wrong
+};
+
+// Replaces `target` by a new file holding `replacement`, provided the file there is still the
+// one open at `current_fd` and still holds `current`. POSIX has no compare-and-swap for file
+// contents, so the file is compared right before the rename and read again right after it: a
+// write that lands between the two (a process appending to the file) is detected, not lost.
+ReplaceOutcome replace_file(const fs::path &target, const std::string &shown, int current_fd,
+                            const std::string &current, const std::string &replacement,
+                            const WriteHooks *hooks) {
+  ReplaceOutcome outcome;
+  struct stat before {};
+  if (fstat(current_fd, &before) != 0) {
+    outcome.message = "cannot examine " + shown + ": " + last_error();
+    return outcome;
+  }
+  const std::string target_path = target.string();
+  fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string pattern =
+      (directory / ("." + target.filename().string() + ".devlint-XXXXXX")).string();
+  std::vector<char> temp_name(pattern.begin(), pattern.end());
+  temp_name.push_back('\0');
+  int fd = mkstemp(temp_name.data());
+  if (fd < 0) {
+    outcome.message = "cannot create a temporary file in " + quoted(directory.string()) + ": " +
+                      last_error() + "; " + shown + " not written";
+    return outcome;
+  }
+  const std::string temp_path = temp_name.data();
+  auto abandon = [&](const std::string &what) {
+    outcome.message = what + ": " + last_error() + "; " + shown + " not written";
+    if (fd >= 0)
+      close(fd);
+    unlink(temp_path.c_str());
+    return outcome;
+  };
+  if (!write_all(fd, replacement))
+    return abandon("cannot write " + quoted(temp_path));
+  // Owner first: chown may clear set-id bits that chmod then restores.
+  if (fchown(fd, before.st_uid, before.st_gid) != 0) {
+    // Only root may give a file away; the new file then belongs to us, as with any editor.
+  }
+  if (fchmod(fd, before.st_mode & 07777) != 0)
+    return abandon("cannot set the permissions of " + quoted(temp_path));
+  if (fsync(fd) != 0)
+    return abandon("cannot flush " + quoted(temp_path));
+  int closing = fd;
+  fd = -1;
+  if (close(closing) != 0)
+    return abandon("cannot close " + quoted(temp_path));
+
+  // Last look before replacing: the same file, with the same bytes.
+  if (hooks && hooks->before_last_check)
+    hooks->before_last_check(target_path);
+  struct stat now {};
+  std::string text;
+  if (stat(target_path.c_str(), &now) != 0 || now.st_ino != before.st_ino ||
+      now.st_dev != before.st_dev || !read_fd(current_fd, text) || text != current) {
+    unlink(temp_path.c_str());
+    outcome.status = Replaced::ChangedBefore;
+    return outcome;
+  }
+  if (rename(temp_path.c_str(), target_path.c_str()) != 0) {
+    outcome.message = "cannot replace " + shown + ": " + last_error();
+    unlink(temp_path.c_str());
+    return outcome;
+  }
+  // Make the rename itself durable.
+  int directory_fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory_fd >= 0) {
+    fsync(directory_fd);
+    close(directory_fd);
+  }
+  // A writer that opened the old file before the rename may have written to it since.
+  if (hooks && hooks->after_rename)
+    hooks->after_rename(target_path);
+  if (!read_fd(current_fd, outcome.old_text_after) || outcome.old_text_after != current) {
+    outcome.status = Replaced::LateWrite;
+    return outcome;
+  }
+  outcome.status = Replaced::Done;
+  return outcome;
+}
+
+bool starts_with(const std::string &text, const std::string &prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// After a LateWrite: puts the user's text back, with everything written to either file, in
+// order (the replaced file's text, then what was appended to the new one since), and leaves the
+// fixes out. Returns false when that cannot be done safely; `recovered` then holds the replaced
+// file's last text for the caller to save.
+bool restore_user_text(const fs::path &target, const std::string &shown, std::string written,
+                       std::string &recovered) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    Fd current(open(target.c_str(), O_RDONLY | O_CLOEXEC));
+    std::string now;
+    if (current.fd < 0 || !read_fd(current.fd, now) || !starts_with(now, written))
+      return false; // replaced wholesale meanwhile: no safe way to merge
+    std::string wanted = recovered + now.substr(written.size());
+    ReplaceOutcome put = replace_file(target, shown, current.fd, now, wanted, nullptr);
+    switch (put.status) {
+    case Replaced::Done:
+      return true;
+    case Replaced::ChangedBefore:
+      continue; // read again
+    case Replaced::LateWrite:
+      if (!starts_with(put.old_text_after, now))
+        return false;
+      recovered = wanted + put.old_text_after.substr(now.size());
+      written = std::move(wanted);
+      continue;
+    case Replaced::Failed:
+      return false;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 WriteResult write_fixed_file(const std::string &path, const std::string &expected,
-                             const std::string &fixed) {
+                             const std::string &fixed, const WriteHooks *hooks) {
   std::error_code ec;
   fs::path target = path;
   bool through_symlink = fs::is_symlink(fs::symlink_status(path, ec));
@@ -88,8 +221,9 @@ WriteResult write_fixed_file(const std::string &path, const std::string &expecte
     return failure(WriteStatus::ReadOnly,
                    quoted(path) + ": read-only; not fixed (make it writable to apply the fixes)");
 
+  Fd original(open(target_path.c_str(), O_RDONLY | O_CLOEXEC));
   std::string current;
-  if (!read_all(target_path, current))
+  if (original.fd < 0 || !read_fd(original.fd, current))
     return failure(WriteStatus::Failed, "cannot read " + quoted(path) + ": " + last_error());
   if (current != expected) {
     if (current == fixed) {
@@ -103,57 +237,36 @@ WriteResult write_fixed_file(const std::string &path, const std::string &expecte
                                   "(run devlint again)");
   }
 
-  fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string pattern =
-      (directory / ("." + target.filename().string() + ".devlint-XXXXXX")).string();
-  std::vector<char> temp_name(pattern.begin(), pattern.end());
-  temp_name.push_back('\0');
-  int fd = mkstemp(temp_name.data());
-  if (fd < 0)
-    return failure(WriteStatus::Failed, "cannot create a temporary file in " +
-                                            quoted(directory.string()) + ": " + last_error() +
-                                            "; " + quoted(path) + " not written");
-  const std::string temp_path = temp_name.data();
-  auto abandon = [&](const std::string &what) {
-    std::string message = what + ": " + last_error() + "; " + quoted(path) + " not written";
-    close(fd);
-    unlink(temp_path.c_str());
-    return failure(WriteStatus::Failed, message);
-  };
-  if (!write_all(fd, fixed))
-    return abandon("cannot write " + quoted(temp_path));
-  // Owner first: chown may clear set-id bits that chmod then restores.
-  if (fchown(fd, before.st_uid, before.st_gid) != 0) {
-    // Only root may give a file away; the new file then belongs to us, as with any editor.
-  }
-  if (fchmod(fd, before.st_mode & 07777) != 0)
-    return abandon("cannot set the permissions of " + quoted(temp_path));
-  if (fsync(fd) != 0)
-    return abandon("cannot flush " + quoted(temp_path));
-  if (close(fd) != 0) {
-    std::string message = "cannot close " + quoted(temp_path) + ": " + last_error();
-    unlink(temp_path.c_str());
-    return failure(WriteStatus::Failed, message + "; " + quoted(path) + " not written");
-  }
-
-  // Last look before replacing: an edit made while the temporary file was written wins.
-  struct stat now {};
-  if (stat(target_path.c_str(), &now) != 0 || !same_file_state(before, now)) {
-    unlink(temp_path.c_str());
+  ReplaceOutcome replaced = replace_file(target, quoted(path), original.fd, expected, fixed, hooks);
+  switch (replaced.status) {
+  case Replaced::Done:
+    break;
+  case Replaced::Failed:
+    return failure(WriteStatus::Failed, replaced.message);
+  case Replaced::ChangedBefore:
     return failure(WriteStatus::ChangedOnDisk,
                    quoted(path) + " changed on disk while devlint was writing it; not "
                                   "overwritten (run devlint again)");
+  case Replaced::LateWrite: {
+    // Something was written to the file as it was replaced. Put the user's text back, with
+    // what was written, and leave the fixes out; where even that fails, save it next to it.
+    std::string recovered = replaced.old_text_after;
+    if (restore_user_text(target, quoted(path), fixed, recovered))
+      return failure(WriteStatus::ChangedOnDisk,
+                     quoted(path) + " changed on disk while devlint was writing it; put back "
+                                    "what was written meanwhile, without the fixes (run "
+                                    "devlint again)");
+    const std::string backup = target_path + ".devlint-recovered";
+    Fd out(open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    bool saved = out.fd >= 0 && write_all(out.fd, recovered) && fsync(out.fd) == 0;
+    return failure(WriteStatus::ChangedOnDisk,
+                   quoted(path) +
+                       " changed on disk while devlint was writing it, and could not "
+                       "be put back safely; " +
+                       (saved
+                            ? "its text, with what was written meanwhile, is in " + quoted(backup)
+                            : "saving its text to " + quoted(backup) + " failed: " + last_error()));
   }
-  if (rename(temp_path.c_str(), target_path.c_str()) != 0) {
-    std::string message = "cannot replace " + quoted(path) + ": " + last_error();
-    unlink(temp_path.c_str());
-    return failure(WriteStatus::Failed, message);
-  }
-  // Make the rename itself durable.
-  int directory_fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (directory_fd >= 0) {
-    fsync(directory_fd);
-    close(directory_fd);
   }
   WriteResult written;
   written.status = WriteStatus::Written;

@@ -26,7 +26,17 @@ struct WriteResult {
 // bits (and, where allowed, the owner) are kept. Line endings, encoding and the trailing newline
 // are whatever `fixed` holds: fixes are byte-range edits of the original text.
 // A symlink is followed: its target is replaced and the link itself stays as it is.
+// A write that lands while the file is being replaced (an editor or a log appending to it) is
+// never lost: the file is compared right before the rename and read again right after it; if it
+// changed, the user's text is put back with what was written and without the fixes (or, when
+// that is impossible, saved to `<path>.devlint-recovered`), and the result is ChangedOnDisk.
+//
+// `hooks` let tests act at the two moments that matter; they are null in normal use.
+struct WriteHooks {
+  void (*before_last_check)(const std::string &target) = nullptr;
+  void (*after_rename)(const std::string &target) = nullptr;
+};
 WriteResult write_fixed_file(const std::string &path, const std::string &expected,
-                             const std::string &fixed);
+                             const std::string &fixed, const WriteHooks *hooks = nullptr);
 
 } // namespace devlint

@@ -651,8 +651,10 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
   for (auto &cls : pkg->classes)
     builder.collect_members(*cls);
   builder.resolve_children();
-  auto add_unique = [](std::vector<std::string> &into, const std::string &value) {
-    if (std::find(into.begin(), into.end(), value) == into.end())
+  // Linear in the number of names, however many there are: each list has a set beside it.
+  auto add_unique = [](std::vector<std::string> &into, std::unordered_set<std::string> &seen,
+                       const std::string &value) {
+    if (seen.insert(value).second)
       into.push_back(value);
   };
   // Files joined by relative imports form one model scope (union-find over file indices).
@@ -695,23 +697,24 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
     cls->scope = scope;
     has_pretrained[r] = has_pretrained[r] || cls->is_pretrained_model;
     declares[r] = declares[r] || cls->declares_no_split;
+    scope->has_pretrained_model |= cls->is_pretrained_model;
     for (const std::string &n : cls->no_split_modules)
-      add_unique(scope->no_split_modules, n);
+      add_unique(scope->no_split_modules, scope->no_split_set, n);
     for (const std::string &k : cls->skip_keys) {
-      add_unique(scope->skip_keys, k);
-      add_unique(pkg->skip_keys, k);
+      add_unique(scope->skip_keys, scope->skip_key_set, k);
+      add_unique(pkg->skip_keys, pkg->skip_key_set, k);
     }
   }
   for (auto &[r, scope] : scope_of_root) {
     scope->supports_device_map =
         !has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty();
     for (const std::string &n : overrides.extra_no_split_modules)
-      add_unique(scope->no_split_modules, n);
+      add_unique(scope->no_split_modules, scope->no_split_set, n);
     for (const std::string &k : overrides.extra_skip_keys)
-      add_unique(scope->skip_keys, k);
+      add_unique(scope->skip_keys, scope->skip_key_set, k);
   }
   for (const std::string &k : overrides.extra_skip_keys)
-    add_unique(pkg->skip_keys, k);
+    add_unique(pkg->skip_keys, pkg->skip_key_set, k);
   return pkg;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/syntax.h"
@@ -22,6 +23,16 @@ struct ModuleClass;
 struct ModelScope {
   std::vector<std::string> no_split_modules; // union over the scope's PreTrainedModels + config
   std::vector<std::string> skip_keys;
+  // The same names, for lookups that stay constant-time with huge lists (generated code and
+  // configurations have been seen with a million names).
+  std::unordered_set<std::string> no_split_set, skip_key_set;
+  bool lists_no_split(std::string_view name) const {
+    return no_split_set.count(std::string(name)) != 0;
+  }
+  bool lists_skip_key(std::string_view name) const {
+    return skip_key_set.count(std::string(name)) != 0;
+  }
+  bool has_pretrained_model = false; // a PreTrainedModel class is defined in the scope
   // PreTrainedModel classes but no `_no_split_modules` anywhere: transformers refuses
   // device_map="auto", so the whole model sits on one device.
   bool supports_device_map = true;
@@ -96,6 +107,7 @@ struct Package {
   std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;
   std::vector<std::unique_ptr<ModelScope>> scopes;
   std::vector<std::string> skip_keys; // union over the package, for free functions
+  std::unordered_set<std::string> skip_key_set;
 
   const ModuleClass *find_class(std::string_view name) const {
     auto it = class_by_name.find(name);

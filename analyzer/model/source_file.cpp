@@ -5,8 +5,9 @@ namespace devlint {
 void SourceFile::index_lines() {
   line_starts.clear();
   line_starts.push_back(0);
+  // LF, CRLF and a lone CR (classic Mac OS) all end a line, as in Python's tokenizer.
   for (uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n')
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
       line_starts.push_back(i + 1);
   }
 }

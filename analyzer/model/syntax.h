@@ -132,6 +132,9 @@ struct SyntaxFile {
   std::vector<FunctionDef *> functions; // top-level functions
   std::vector<ImportedName> imports;
   std::vector<SourceRange> syntax_errors;
+  // Where nesting went deeper than the frontend follows (see python_frontend.cpp): the code
+  // inside was not analyzed. Only the first such place is kept.
+  std::vector<SourceRange> too_deep;
 
   template <class T> T *make() {
     if constexpr (std::is_same_v<T, Expr>)

@@ -387,9 +387,9 @@ private:
     }
     if (!p.annotation.empty() && !tensorish_annotation(p.annotation))
       return Value::neutral();
-    const auto &skip = frame_->unit ? frame_->unit->scope->skip_keys : pkg_.skip_keys;
-    bool skipped = std::find(skip.begin(), skip.end(), p.name) != skip.end() ||
-                   (skip.empty() && p.name == "past_key_values");
+    const auto &skip = frame_->unit ? frame_->unit->scope->skip_key_set : pkg_.skip_key_set;
+    bool skipped =
+        skip.count(std::string(p.name)) != 0 || (skip.empty() && p.name == "past_key_values");
     // A free function's arguments may come from anywhere, the CPU included: only its callers,
     // which inline it with real origins, can tell.
     bool unknown = frame_->unit == nullptr;
@@ -536,6 +536,15 @@ private:
       exec_block(s->body);
       break;
     case StmtKind::Try: {
+      if (environment_too_large()) {
+        exec_block(s->body);
+        for (const auto &handler : s->handlers)
+          exec_block(handler);
+        frame_->terminated = false;
+        exec_block(s->orelse);
+        exec_block(s->finalbody);
+        break;
+      }
       Env before = frame_->env;
       exec_block(s->body);
       bool body_terminated = frame_->terminated;
@@ -589,6 +598,14 @@ private:
       return;
     }
     eval(s->value);
+    if (environment_too_large()) {
+      exec_block(s->body);
+      bool then_terminated = frame_->terminated;
+      frame_->terminated = false;
+      exec_block(s->orelse);
+      frame_->terminated = then_terminated && frame_->terminated;
+      return;
+    }
     Env before = frame_->env;
     exec_block(s->body);
     Env then_env = std::move(frame_->env);
@@ -625,12 +642,21 @@ private:
     // the work stays linear in the code.
     int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
     ++loop_depth_;
-    Env before = frame_->env;
     Value element;
     if (s->kind == StmtKind::For)
       element = element_of(s->value);
     else
       eval(s->value);
+    if (environment_too_large()) {
+      if (s->kind == StmtKind::For)
+        assign(s->targets[0], element, nullptr);
+      exec_block(s->body);
+      frame_->terminated = false;
+      --loop_depth_;
+      exec_block(s->orelse);
+      return;
+    }
+    Env before = frame_->env;
     Env after_first;
     for (int pass = 0; pass < passes; ++pass) {
       if (s->kind == StmtKind::For)
@@ -651,6 +677,13 @@ private:
   }
 
   bool over_budget() const { return statements_run_ > kStatementBudget; }
+
+  // Branches, loops, try and comprehensions copy and join the environment, which costs its size:
+  // in a function with tens of thousands of locals (generated code) the analysis would be
+  // quadratic in the function's length. Past this many names they run in sequence on one
+  // environment instead (loops once): coarser, but linear, and no hand-written model gets here.
+  static constexpr size_t kMaxJoinedEnvironment = 1024;
+  bool environment_too_large() const { return frame_->env.size() > kMaxJoinedEnvironment; }
 
   void assign(const Expr *target, const Value &v, const Expr *value_expr) {
     if (!target)
@@ -825,10 +858,16 @@ private:
       return eval(e->operands[0]);
     case ExprKind::Comprehension: {
       Value element = element_of(e->operands[1]);
-      Env saved = frame_->env;
-      assign(e->operands[2], element, nullptr);
-      Value body = eval(e->operands[0]);
-      frame_->env = std::move(saved);
+      Value body;
+      if (environment_too_large()) { // see kMaxJoinedEnvironment
+        assign(e->operands[2], element, nullptr);
+        body = eval(e->operands[0]);
+      } else {
+        Env saved = frame_->env;
+        assign(e->operands[2], element, nullptr);
+        body = eval(e->operands[0]);
+        frame_->env = std::move(saved);
+      }
       Value v;
       v.kind = Value::Kind::Tuple;
       v.origins = origins_of(body);
@@ -1515,8 +1554,11 @@ private:
     if (callee->kind == ExprKind::Name) {
       std::string_view name = callee->text;
       auto local = frame_->env.find(name);
-      if (local != frame_->env.end()) {
-        const Value &v = local->second;
+      const bool is_local = local != frame_->env.end();
+      if (is_local) {
+        // A copy: evaluating the arguments may replace the environment (a comprehension
+        // restores its saved copy), which would leave a reference into it dangling.
+        const Value v = local->second;
         if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
           return module_call(v, call, eval_args(call));
         if (v.kind == Value::Kind::LossFunction)
@@ -1525,7 +1567,7 @@ private:
       auto nested = frame_->local_functions.find(name);
       const FunctionDef *fn =
           nested != frame_->local_functions.end() ? nested->second : pkg_.find_function(name);
-      if (fn && local == frame_->env.end()) {
+      if (fn && !is_local) {
         Args args = eval_args(call);
         return call_function(fn, call, args, false, frame_->unit);
       }

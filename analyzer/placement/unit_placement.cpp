@@ -107,8 +107,7 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     bool has_children = false;
     for (const ChildDecl *child : c->all_children())
       has_children |= child->has_parameters;
-    const auto &listed = c->scope->no_split_modules;
-    bool no_split_listed = std::find(listed.begin(), listed.end(), c->name) != listed.end();
+    bool no_split_listed = c->scope->lists_no_split(c->name);
     f.may_split = c->scope->supports_device_map && has_children && !never_split_context(c, 0);
     f.on_first_chain = first_chain(c, 0);
     if (f.may_split) {
@@ -183,14 +182,19 @@ bool PlacementModel::absent_where_split(const ModuleClass *unit, std::string_vie
          std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
 }
 
+// At most this many names are quoted; a finding must not repeat a list of thousands.
+constexpr size_t kListedNamesShown = 8;
+
 std::string PlacementModel::no_split_text(const ModuleClass *cls) {
   std::string out = "_no_split_modules = [";
   const auto &listed = cls->scope->no_split_modules;
-  for (size_t i = 0; i < listed.size(); ++i) {
+  for (size_t i = 0; i < listed.size() && i < kListedNamesShown; ++i) {
     if (i)
       out += ", ";
     out += "'" + listed[i] + "'";
   }
+  if (listed.size() > kListedNamesShown)
+    out += ", ... (" + std::to_string(listed.size()) + " names)";
   return out + "]";
 }
 
@@ -204,11 +208,18 @@ const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {
 bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) const {
   if (depth > kMaxNesting)
     return false;
-  const auto &listed = cls->scope->no_split_modules;
-  if (std::find(listed.begin(), listed.end(), cls->name) != listed.end())
+  if (auto memo = never_split_memo_.find(cls); memo != never_split_memo_.end())
+    return memo->second;
+  bool result = never_split_context_uncached(cls, depth);
+  never_split_memo_.emplace(cls, result);
+  return result;
+}
+
+bool PlacementModel::never_split_context_uncached(const ModuleClass *cls, int depth) const {
+  if (cls->scope->lists_no_split(cls->name))
     return true;
   for (const ModuleClass *base : cls->bases)
-    if (std::find(listed.begin(), listed.end(), base->name) != listed.end())
+    if (cls->scope->lists_no_split(base->name))
       return true;
   bool has_children = false;
   for (const ChildDecl *child : cls->all_children())
@@ -219,10 +230,7 @@ bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) cons
   if (it == parents_.end() || it->second.empty()) {
     // A building block no class visibly constructs (picked from a dict, built by a factory) in
     // a package of PreTrainedModels: its context is unknown, so it reports nothing.
-    bool has_pretrained = false;
-    for (const auto &c : package_.classes)
-      has_pretrained |= c->is_pretrained_model && c->scope == cls->scope;
-    return has_pretrained && !cls->is_pretrained_model;
+    return cls->scope->has_pretrained_model && !cls->is_pretrained_model;
   }
   for (const ModuleClass *parent : it->second)
     if (!never_split_context(parent, depth + 1))
@@ -234,6 +242,14 @@ bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) cons
 bool PlacementModel::first_chain(const ModuleClass *cls, int depth) const {
   if (depth > kMaxNesting)
     return false;
+  if (auto memo = first_chain_memo_.find(cls); memo != first_chain_memo_.end())
+    return memo->second;
+  bool result = first_chain_uncached(cls, depth);
+  first_chain_memo_.emplace(cls, result);
+  return result;
+}
+
+bool PlacementModel::first_chain_uncached(const ModuleClass *cls, int depth) const {
   auto it = parents_.find(cls);
   if (it == parents_.end() || it->second.empty() || cls->is_pretrained_model)
     return true;

@@ -44,6 +44,11 @@ private:
 
   bool never_split_context(const ModuleClass *cls, int depth) const;
   bool first_chain(const ModuleClass *cls, int depth) const;
+  bool never_split_context_uncached(const ModuleClass *cls, int depth) const;
+  bool first_chain_uncached(const ModuleClass *cls, int depth) const;
+  // Both walk up the containing classes; memoized per class, so a package whose classes contain
+  // each other in a wide lattice costs linear time, not one walk per path.
+  mutable std::unordered_map<const ModuleClass *, bool> never_split_memo_, first_chain_memo_;
   std::string first_item_path(const ModuleClass *cls) const;
   std::string last_item_path(const ModuleClass *cls) const;
   // The device-map entry holding `path`; `output` follows a split class to its last item, where

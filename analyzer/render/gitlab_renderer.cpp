@@ -28,7 +28,7 @@ void render_gitlab(std::ostream &out, const std::vector<Finding> &findings, cons
                          {{"begin", position(f.range.line, f.range.column)},
                           {"end", position(f.range.end_line, f.range.end_column)}}}}}});
   }
-  out << issues.dump(2) << "\n";
+  out << issues.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace devlint

@@ -9,7 +9,7 @@ void render_json(std::ostream &out, const std::vector<Finding> &findings,
   nlohmann::json all = nlohmann::json::array();
   for (size_t i = 0; i < findings.size(); ++i)
     all.push_back(finding_json(findings[i], prints[i], options));
-  out << all.dump(2) << "\n";
+  out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace devlint

@@ -1,14 +1,25 @@
 // `junit`: JUnit XML, which most CI systems show as test results: one test suite per file, one
 // failing test case per finding; a run without findings is one passing test case.
 
+#include "model/utf8.h"
 #include "render/renderer.h"
 
 namespace devlint {
 namespace {
 
-std::string escape_xml(const std::string &text) {
+// XML text must be valid UTF-8 (file names need not be): invalid bytes become U+FFFD.
+std::string escape_xml(const std::string &raw) {
+  std::string text = to_valid_utf8(raw);
   std::string out;
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    // U+FFFE and U+FFFF are not XML characters either.
+    if (text.compare(i, 2, "\xEF\xBF") == 0 && i + 2 < text.size() &&
+        (text[i + 2] == '\xBE' || text[i + 2] == '\xBF')) {
+      out += "\xEF\xBF\xBD";
+      i += 2;
+      continue;
+    }
     switch (c) {
     case '&':
       out += "&amp;";

@@ -24,6 +24,11 @@ struct RenderOptions {
   std::string tool_version;  // "0.1.0", for SARIF
   std::string source_root;   // absolute directory paths are relative to ("": current)
   size_t fixed = 0;          // with --fix: findings fixed, counted in the text summary
+  // What the text summary may claim: "All checks passed!" only when something was checked and
+  // nothing failed.
+  bool nothing_checked = false;
+  size_t files_not_checked = 0;
+  bool run_failed = false; // the run exits with 2
   // Where a team hosts the rule docs (`docs-url`): a URL with `{code}` or `{name}` in it, or a
   // base that `/<CODE>.md` is appended to. Empty: no links at all (devlint has no public home).
   std::string docs_url;

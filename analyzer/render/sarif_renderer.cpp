@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "model/paths.h"
 #include "render/render_support.h"
 #include "rules/rule.h"
 
@@ -207,7 +208,7 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
   }
 
   std::string root =
-      options.source_root.empty() ? std::filesystem::current_path().string() : options.source_root;
+      options.source_root.empty() ? current_directory().string() : options.source_root;
   if (root.empty() || root.back() != '/')
     root += '/';
   json driver = {{"name", "devlint"},
@@ -230,7 +231,7 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", {run}}};
-  out << log.dump(2) << "\n";
+  out << log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace devlint

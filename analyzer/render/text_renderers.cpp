@@ -79,7 +79,16 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
 void render_summary(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options) {
   if (findings.empty() && options.fixed == 0) {
-    out << "All checks passed!\n";
+    if (options.files_not_checked)
+      out << "No findings in the files checked, but " << options.files_not_checked
+          << (options.files_not_checked == 1 ? " file" : " files")
+          << " could not be checked (see the errors above).\n";
+    else if (options.run_failed)
+      out << "No findings in the files checked, but the run failed (see the errors above).\n";
+    else if (options.nothing_checked)
+      out << "No files were checked.\n";
+    else
+      out << "All checks passed!\n";
     return;
   }
   size_t fixable = std::count_if(findings.begin(), findings.end(),
@@ -91,6 +100,9 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   out << ".\n";
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
+  if (options.files_not_checked)
+    out << options.files_not_checked << (options.files_not_checked == 1 ? " file" : " files")
+        << " could not be checked (see the errors above).\n";
 }
 
 } // namespace devlint

@@ -227,7 +227,7 @@ const SymbolTable &symbols() {
 }
 
 // Deeply nested input (generated code, fuzzed files) must not overflow the native stack.
-constexpr int kMaxDepth = 400;
+constexpr int kMaxDepth = kMaxSyntaxDepth;
 
 class Lowering {
 public:
@@ -254,6 +254,11 @@ public:
   }
 
 private:
+  void note_too_deep(TSNode n) {
+    if (out_.too_deep.empty())
+      out_.too_deep.push_back(range(n));
+  }
+
   const SourceFile &src_;
   SyntaxFile &out_;
   const SymbolTable &sym_;
@@ -325,8 +330,10 @@ private:
   }
 
   void lower_statement(TSNode n, std::vector<Stmt *> &into, int depth) {
-    if (depth > kMaxDepth)
+    if (depth > kMaxDepth) {
+      note_too_deep(n);
       return;
+    }
     switch (kind(n)) {
     case Sym::ExpressionStatement: {
       for_each_named_child(n, [&](TSNode c) {
@@ -657,8 +664,10 @@ private:
   Expr *lower_expr(TSNode n, int depth) {
     if (ts_node_is_null(n))
       return nullptr;
-    if (depth > kMaxDepth)
+    if (depth > kMaxDepth) {
+      note_too_deep(n);
       return make_expr(ExprKind::Other, n);
+    }
     ++depth;
     switch (kind(n)) {
     case Sym::Identifier: {
@@ -911,8 +920,31 @@ std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
   }();
   auto out = std::make_unique<SyntaxFile>();
   out->source = &source;
-  TSTree *tree = ts_parser_parse_string(parser.get(), nullptr, source.text.data(),
-                                        static_cast<uint32_t>(source.text.size()));
+  // tree-sitter's Python scanner takes a lone CR (classic Mac OS line ending) for a blank, so
+  // such a file would parse as one line. Parse a copy with each lone CR turned into LF: the same
+  // length, so every byte offset, and the line numbers SourceFile counts, stay the same.
+  const std::string *text = &source.text;
+  std::string lone_cr_as_lf;
+  for (size_t cr = source.text.find('\r'); cr != std::string::npos;
+       cr = source.text.find('\r', cr + 1)) {
+    if (cr + 1 < source.text.size() && source.text[cr + 1] == '\n')
+      continue;
+    if (lone_cr_as_lf.empty())
+      lone_cr_as_lf = source.text;
+    lone_cr_as_lf[cr] = '\n';
+    text = &lone_cr_as_lf;
+  }
+  // A UTF-8 byte order mark is not Python: parse from the byte after it, so offsets stay those
+  // of the file.
+  const bool bom = text->compare(0, 3, "\xEF\xBB\xBF") == 0;
+  if (bom) {
+    TSRange after_bom{{0, 3}, {UINT32_MAX, UINT32_MAX}, 3, UINT32_MAX};
+    ts_parser_set_included_ranges(parser.get(), &after_bom, 1);
+  }
+  TSTree *tree = ts_parser_parse_string(parser.get(), nullptr, text->data(),
+                                        static_cast<uint32_t>(text->size()));
+  if (bom)
+    ts_parser_set_included_ranges(parser.get(), nullptr, 0);
   if (!tree)
     return out;
   Lowering lowering(source, *out);

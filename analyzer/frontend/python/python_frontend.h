@@ -12,4 +12,8 @@ namespace devlint {
 // SyntaxFile::syntax_errors; the rest of the file is still lowered where the tree allows.
 std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source);
 
+// Statements and expressions nested deeper than this are not lowered (the native stack is
+// bounded); the first such place is recorded in SyntaxFile::too_deep.
+constexpr int kMaxSyntaxDepth = 400;
+
 } // namespace devlint
