@@ -51,8 +51,7 @@ bool fix_allowed(const Finding &finding, bool unsafe_fixes);
 
 // Analyzes the package(s) being fixed, with `texts` (null on the first call) standing in for the
 // files they name; with `only`, at least the package holding that file (more is harmless).
-using AnalyzeTexts =
-    std::function<CheckResult(const SourceTexts *texts, const std::string *only)>;
+using AnalyzeTexts = std::function<CheckResult(const SourceTexts *texts, const std::string *only)>;
 
 // The loop itself: analyze, apply, check every pass (fixes/fix_safety.h), re-analyze.
 FixLoopResult fix_until_stable(const AnalyzeTexts &analyze, const FixLoopSettings &settings);
