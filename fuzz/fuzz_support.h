@@ -7,6 +7,7 @@
 #include <string>
 
 #include "driver/check_run.h"
+#include "driver/source_reading.h"
 
 namespace devlint::fuzz {
 

@@ -6,23 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "fixes/site_fix.h"
+#include "placement/mismatch.h"
 #include "placement/site.h"
 
 namespace devlint {
-
-// Two operands of a site that may sit on different devices, with the origins that witness it.
-struct Mismatch {
-  size_t anchor = 0;         // operand index that keeps its device
-  std::vector<size_t> moved; // operand indices that must move to the anchor's device
-  const Origin *anchor_origin = nullptr;
-  const Origin *moved_origin = nullptr;
-};
-
-enum class FixStrategy {
-  MoveToAnchor,   // b -> b.to(a.device)
-  CreateOnAnchor, // torch.zeros(...) -> torch.zeros(..., device=a.device), else MoveToAnchor
-  None,
-};
 
 struct RuleInfo {
   std::string_view code;

@@ -13,7 +13,7 @@ check() { # check DESCRIPTION CONDITION...
 mkdir -p "$tmp/diff" "$tmp/fix"
 cp -r "$fixtures/seeds" "$tmp/diff/"
 cp -r "$fixtures/seeds" "$tmp/fix/"
-find "$tmp" -name '*.fixed.py' -delete
+find "$tmp" -name '*.py.fixed' -delete
 before=$(cd "$tmp/diff" && find . -type f -exec sha256sum {} + | sort)
 
 cd "$tmp/diff"
@@ -27,9 +27,9 @@ cd "$tmp/fix"
 run 1 "--fix leaves the unfixable finding and exits 1" -- "$devlint" check --fix --show-fixes seeds
 check "--show-fixes lists fixed rules" grep -q 'DL001 (cross-device-concat)' "$tmp/out"
 check "--fix equals the applied diff" diff -r "$tmp/diff/seeds" "$tmp/fix/seeds"
-for f in $(find "$fixtures/seeds" -name '*.fixed.py'); do
+for f in $(find "$fixtures/seeds" -name '*.py.fixed'); do
   rel=${f#"$fixtures/"}
-  check "fixed $rel matches the expected fixture" cmp -s "$f" "$tmp/fix/${rel%.fixed.py}.py"
+  check "fixed $rel matches the expected fixture" cmp -s "$f" "$tmp/fix/${rel%.fixed}"
 done
 after_first=$(find . -type f -exec sha256sum {} + | sort)
 run 1 "second --fix" -- "$devlint" check --fix seeds
@@ -39,10 +39,10 @@ check "empty diff output" test ! -s "$tmp/out"
 run 0 "--fix-only with nothing left to fix" -- "$devlint" check --fix-only seeds
 
 mkdir -p "$tmp/exit" && cp -r "$fixtures/seeds/chatglm3_128k" "$tmp/exit/"
-rm -f "$tmp/exit/chatglm3_128k/"*.fixed.py
+rm -f "$tmp/exit/chatglm3_128k/"*.py.fixed
 run 1 "--exit-non-zero-on-fix" -- "$devlint" check --fix-only --exit-non-zero-on-fix "$tmp/exit"
 mkdir -p "$tmp/exit2" && cp -r "$fixtures/seeds/chatglm3_128k" "$tmp/exit2/"
-rm -f "$tmp/exit2/chatglm3_128k/"*.fixed.py
+rm -f "$tmp/exit2/chatglm3_128k/"*.py.fixed
 run 0 "--fix-only exits 0 after fixing" -- "$devlint" check --fix-only "$tmp/exit2"
 check "--fix-only reports the count" grep -q 'Fixed 3 errors' "$tmp/out"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `devlint check --fix / --diff / --fix-only / --show-fixes / --exit-non-zero-on-fix` end to end:
 # exit codes as Ruff's, the diff applies with `patch -p1` and `git apply` to exactly what --fix
-# writes, --fix matches the fixtures' X.fixed.py, a second --fix changes nothing, and CRLF files,
+# writes, --fix matches the fixtures' X.py.fixed, a second --fix changes nothing, and CRLF files,
 # files without a trailing newline, read-only files and symlinks are handled.
 set -u
 devlint="$1"
@@ -26,9 +26,9 @@ diff -r "$source_dir/fixtures" fixtures >/dev/null || bad "--diff changed files"
 run 1 "--fix with unfixable findings left" -- "$devlint" check --fix --output-format concise fixtures
 out_has "Found 31 errors (25 fixed, 6 remaining)."
 grep -q "DL001" "$tmp/out" && bad "a fixed DL001 is still reported"
-for expected in $(cd "$source_dir" && find fixtures -name '*.fixed.py'); do
-  cmp -s "${expected%.fixed.py}.py" "$source_dir/$expected" ||
-    bad "--fix result of ${expected%.fixed.py}.py differs from $expected"
+for expected in $(cd "$source_dir" && find fixtures -name '*.py.fixed'); do
+  cmp -s "${expected%.fixed}" "$source_dir/$expected" ||
+    bad "--fix result of ${expected%.fixed} differs from $expected"
 done
 
 fresh_copy "$tmp/patched"
@@ -57,7 +57,7 @@ run 0 "--fix fixing everything" -- "$devlint" check --fix --show-fixes $seed
 out_has "Found 3 errors (3 fixed, 0 remaining)."
 out_has "1 x DL001 (cross-device-concat)"
 [ "$(stat -c %a $seed/modeling_chatglm.py)" = 754 ] || bad "--fix changed the file's mode"
-cmp -s $seed/modeling_chatglm.py "$source_dir/$seed/modeling_chatglm.fixed.py" || bad "seed not fixed"
+cmp -s $seed/modeling_chatglm.py "$source_dir/$seed/modeling_chatglm.py.fixed" || bad "seed not fixed"
 fresh_copy "$tmp/all" && cd "$tmp/all"
 run 1 "--fix --exit-non-zero-on-fix" -- "$devlint" check --fix --exit-non-zero-on-fix $seed
 run 0 "--exit-non-zero-on-fix with nothing left to fix" -- \
@@ -80,7 +80,7 @@ run 2 "--fix on a missing path" -- "$devlint" check --fix "$tmp/nope.py"
 fresh_copy "$tmp/crlf"
 cd "$tmp/crlf" || exit 1
 sed -i 's/$/\r/' $seed/modeling_chatglm.py
-sed 's/$/\r/' "$source_dir/$seed/modeling_chatglm.fixed.py" >"$tmp/expected_crlf.py"
+sed 's/$/\r/' "$source_dir/$seed/modeling_chatglm.py.fixed" >"$tmp/expected_crlf.py"
 cp -r fixtures "$tmp/crlf_patched"
 run 1 "--diff on a CRLF file" -- "$devlint" check --diff $seed
 (cd "$tmp/crlf_patched" && patch -s -p2 <"$tmp/out") || bad "patch of a CRLF file failed"
@@ -129,6 +129,6 @@ mkdir real && mv $seed/modeling_chatglm.py real/ && ln -s ../../../real/modeling
 run 0 "--fix through a symlink" -- "$devlint" check --fix $seed/modeling_chatglm.py
 err_has "is a symlink; fixed its target"
 [ -L $seed/modeling_chatglm.py ] || bad "the symlink was replaced by a file"
-cmp -s real/modeling_chatglm.py "$source_dir/$seed/modeling_chatglm.fixed.py" || bad "target not fixed"
+cmp -s real/modeling_chatglm.py "$source_dir/$seed/modeling_chatglm.py.fixed" || bad "target not fixed"
 
 exit $fail

@@ -84,7 +84,7 @@ TEST_F(FixLoopTest, ReanalyzesWithSiblingFilesAndIsIdempotent) {
   FixLoopResult first = fix_until_stable({dir_.string()}, {}, nullptr, {});
   ASSERT_EQ(first.files.size(), 1u);
   EXPECT_EQ(fs::path(first.files[0].path).filename(), "visual.py");
-  EXPECT_EQ(first.files[0].fixed, read(seed / "visual.fixed.py"));
+  EXPECT_EQ(first.files[0].fixed, read(seed / "visual.py.fixed"));
   EXPECT_EQ(first.files[0].fixes_by_code.at("DL004"), 3u);
   EXPECT_EQ(first.files[0].fixes_by_code.at("DL002"), 2u);
   for (const Finding &f : first.remaining.findings)

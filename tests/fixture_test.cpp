@@ -2,7 +2,7 @@
 // states its expected findings inline, Semgrep-style, on the line before the site:
 //   # ruleid: DL001      a DL001 finding must start on the next code line
 //   # ok: DL001          no DL001 finding may start there
-// Any finding without a `ruleid` annotation fails the test. `X.fixed.py` next to `X.py` is the
+// Any finding without a `ruleid` annotation fails the test. `X.py.fixed` next to `X.py` is the
 // expected result of applying every safe fix until nothing changes; the fixed file must parse,
 // must report none of the fixed findings, and fixing it again must change nothing.
 #include <filesystem>
@@ -21,9 +21,11 @@ namespace fs = std::filesystem;
 namespace devlint {
 namespace {
 
+// `X.py.fixed`: named so that nothing reads it as model code (a `.py` would join the package and
+// define the same classes again).
 bool is_fixed_output(const fs::path &p) {
-  return p.filename().string().size() > 9 &&
-         p.filename().string().substr(p.filename().string().size() - 9) == ".fixed.py";
+  const std::string name = p.filename().string();
+  return name.size() > 9 && name.substr(name.size() - 9) == ".py.fixed";
 }
 
 std::vector<fs::path> fixture_packages() {
@@ -140,7 +142,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
       continue;
     any = true;
     std::string name = entry.path().filename().string();
-    fs::path original = dir / (name.substr(0, name.size() - 9) + ".py");
+    fs::path original = dir / name.substr(0, name.size() - 6); // drop ".fixed"
     ASSERT_TRUE(fs::exists(original)) << original;
     // The package: every other file as it is, the fixed file as it evolves.
     std::vector<std::unique_ptr<SourceFile>> others;
@@ -192,13 +194,13 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
           << "still fixable after --fix: " << f.code << " line " << f.range.line;
   }
   if (!any) {
-    // Every fix has an expected output: a fixture with fixable findings needs its .fixed.py.
+    // Every fix has an expected output: a fixture with fixable findings needs its .py.fixed.
     FixturePackage package = load_package(dir);
     for (const Finding &f : check_package(package.sources, package.sources, {}))
       EXPECT_FALSE(f.fix.has_value()) << f.file->path << ":" << f.range.line << ": " << f.code
-                                      << " has a fix but no .fixed.py expects it";
+                                      << " has a fix but no .py.fixed expects it";
     if (!HasFailure())
-      GTEST_SKIP() << "no fixable findings and no .fixed.py in " << dir;
+      GTEST_SKIP() << "no fixable findings and no .py.fixed in " << dir;
   }
 }
 

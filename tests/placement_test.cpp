@@ -167,5 +167,46 @@ TEST(Placement, SelectionFiltersRules) {
   EXPECT_EQ(check_text(kSplitBlock, options).size(), 1u);
 }
 
+// torch.normal/bernoulli/multinomial sample where their tensor arguments are, and on the CPU when
+// given only numbers (model/torch_catalog.h), like torch.Tensor(...).
+TEST(Placement, RandomSamplingFollowsItsTensorArguments) {
+  const char *text = R"(
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        noise = torch.normal(0.0, 1.0, size=(4,))
+        jitter = torch.normal(h, 0.1)
+        scale = torch.Tensor(4)
+        return h + noise + jitter, h * scale
+)";
+  EXPECT_EQ(codes(check_text(text)), (std::vector<std::string>{"DL005:12", "DL005:12"}));
+}
+
+// One finding per site, from the first *enabled* rule that claims it: ignoring DL004 leaves a
+// torch.cat of a split module's parameter to DL001 instead of dropping it.
+TEST(Placement, IgnoredRuleHandsTheSiteToTheNextRule) {
+  const char *text = R"(
+class Projector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear_proj = nn.Linear(4, 4)
+        self.boi = nn.Parameter(torch.zeros(1, 1, 4))
+
+    def forward(self, x):
+        x = self.linear_proj(x)
+        return torch.cat((self.boi.expand(x.shape[0], -1, -1), x), dim=1)
+)";
+  EXPECT_EQ(codes(check_text(text)), std::vector<std::string>{"DL004:10"});
+  CheckOptions options;
+  options.selection.ignore = {"DL004"};
+  EXPECT_EQ(codes(check_text(text, options)), std::vector<std::string>{"DL001:10"});
+  options.selection.ignore = {"DL004", "DL001"};
+  EXPECT_TRUE(check_text(text, options).empty());
+}
+
 } // namespace
 } // namespace devlint

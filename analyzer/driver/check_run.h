@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "driver/source_reading.h"
 #include "findings/finding.h"
 #include "findings/site_checker.h"
 #include "model/module_model.h"
@@ -73,17 +74,6 @@ using SourceTexts = std::unordered_map<std::string, std::string>;
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory = nullptr,
                         const SourceTexts *texts = nullptr);
-
-// Reads one file with the checks every input gets (size, binary, UTF-8). Returns null and fills
-// `diagnostic` when the file cannot be analyzed.
-std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
-                                             Diagnostic &diagnostic);
-
-// The checks of read_source_file on bytes already read (binary, UTF-8): the one place where any
-// input, from disk or from a fuzzer, becomes a SourceFile. Returns null and fills `diagnostic`
-// when the text cannot be analyzed.
-std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string text,
-                                              Diagnostic &diagnostic);
 
 // Analyzes in-memory sources as one package (used by tests and by the fix loop).
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,

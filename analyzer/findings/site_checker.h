@@ -40,12 +40,6 @@ private:
   const std::unordered_set<const SourceFile *> &reported_files_;
   std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, int> seen_; // site -> anchor
   std::vector<Finding> findings_;
-
-  bool find_mismatch(const Site &site, Mismatch &out) const;
-  std::string describe(const Origin &origin, const Site &site) const;
-  void attach_fix(Finding &finding, const Rule &rule, const Site &site, const Mismatch &m) const;
-  std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch &m, size_t moved,
-                                                 const std::string &anchor) const;
 };
 
 } // namespace devlint

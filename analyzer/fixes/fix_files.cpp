@@ -65,6 +65,25 @@ WriteResult failure(WriteStatus status, std::string message) {
   return result;
 }
 
+// Waits, up to half a second, until no process has the file open for writing. Linux grants a
+// read lease only then; where leases are unavailable (another owner, NFS) it returns at once and
+// the re-read after the rename is the only check.
+void wait_for_writers(int fd) {
+#ifdef F_SETLEASE
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+      fcntl(fd, F_SETLEASE, F_UNLCK);
+      return;
+    }
+    if (errno != EAGAIN)
+      return;
+    usleep(1000);
+  }
+#else
+  (void)fd;
+#endif
+}
+
 enum class Replaced {
   Done,          // renamed, and the old file did not change until then
   ChangedBefore, // the file changed before the rename: nothing was replaced
@@ -148,9 +167,11 @@ ReplaceOutcome replace_file(const fs::path &target, const std::string &shown, in
     fsync(directory_fd);
     close(directory_fd);
   }
-  // A writer that opened the old file before the rename may have written to it since.
+  // A writer that opened the old file before the rename may have written to it since, or still
+  // be about to: wait until none has it open, then read it again.
   if (hooks && hooks->after_rename)
     hooks->after_rename(target_path);
+  wait_for_writers(current_fd);
   if (!read_fd(current_fd, outcome.old_text_after) || outcome.old_text_after != current) {
     outcome.status = Replaced::LateWrite;
     return outcome;

@@ -128,7 +128,4 @@ struct PackageOverrides {
 std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &files,
                                        const PackageOverrides &overrides);
 
-// Tensor constructors that place their result on the default device unless given device=.
-bool is_tensor_constructor(std::string_view leaf);
-
 } // namespace devlint

@@ -1,0 +1,130 @@
+#include "driver/discovery.h"
+
+#include <algorithm>
+
+#include "driver/path_patterns.h"
+#include "driver/source_reading.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool skipped_directory(const fs::path &p) {
+  std::string name = p.filename().string();
+  return (name.size() > 1 && name[0] == '.') || name == "__pycache__" || name == "node_modules" ||
+         name == "site-packages" || name == "venv" || name == "build";
+}
+
+// The default `include`: files named like transformers' model files, and any other Python file
+// that uses torch (it may define an nn.Module, or place one, as scripts do for DL008). Other
+// files cannot produce findings, so skipping them only saves time.
+bool default_included_by_name(const fs::path &p) {
+  std::string name = p.filename().string();
+  return name.rfind("modeling_", 0) == 0 && p.extension() == ".py";
+}
+
+} // namespace
+
+bool looks_like_model_code(const std::string &text) {
+  return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
+}
+
+std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
+                                                    const OptionsForDirectory &options_for,
+                                                    const SourceTexts *texts, CheckResult &result) {
+  std::map<std::string, PackageJob> packages;
+  auto cannot = [&result](const std::string &path, const std::string &what) {
+    result.diagnostics.push_back({Severity::Error, display_path(path), 0, 0, what});
+    result.had_error = true;
+    ++result.files_not_checked;
+  };
+  for (const std::string &path : paths) {
+    std::error_code ec;
+    fs::file_status status = fs::status(path, ec);
+    bool given_as_text = texts && texts->count(path); // stdin, an editor's buffer
+    if (given_as_text)
+      status = fs::file_status(fs::file_type::regular);
+    else if (ec || !fs::exists(status)) {
+      cannot(path, ec && ec != std::errc::no_such_file_or_directory ? "not checked: " + ec.message()
+                                                                    : "no such file or directory");
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      // An explicit walk rather than recursive_directory_iterator: every directory that cannot
+      // be listed is reported (not skipped), and symlinked directories are not followed, so a
+      // symlink loop cannot make it run forever.
+      std::vector<fs::path> pending{fs::path(path)};
+      while (!pending.empty()) {
+        fs::path directory = std::move(pending.back());
+        pending.pop_back();
+        fs::directory_iterator it(directory, ec), end;
+        if (ec) {
+          cannot(directory.string(), "not checked: cannot list the directory: " + ec.message());
+          continue;
+        }
+        std::vector<fs::directory_entry> entries;
+        for (; it != end; it.increment(ec)) {
+          if (ec)
+            break;
+          entries.push_back(*it);
+        }
+        if (ec) {
+          cannot(directory.string(),
+                 "not checked completely: listing the directory failed: " + ec.message());
+          ec.clear();
+        }
+        std::sort(entries.begin(), entries.end(),
+                  [](const auto &a, const auto &b) { return a.path() < b.path(); });
+        std::vector<fs::path> subdirectories;
+        for (const fs::directory_entry &item : entries) {
+          fs::path entry = item.path().lexically_normal();
+          const CheckOptions &here = options_for(entry.parent_path());
+          fs::file_status own = item.symlink_status(ec);
+          if (!ec && fs::is_directory(own)) {
+            if (!skipped_directory(entry) &&
+                !any_glob_matches(here.exclude, entry.string(), here.base_directory))
+              subdirectories.push_back(entry);
+            continue;
+          }
+          ec.clear();
+          if (entry.extension() != ".py" ||
+              any_glob_matches(here.exclude, entry.string(), here.base_directory))
+            continue;
+          fs::file_status target = item.status(ec);
+          if (ec) { // a dangling symlink, a symlink loop, a file that vanished
+            cannot(entry.string(), "not checked: " + ec.message());
+            ec.clear();
+            continue;
+          }
+          if (fs::is_directory(target))
+            continue; // a symlink to a directory named like a file: not followed
+          bool by_name = here.include.empty()
+                             ? default_included_by_name(entry)
+                             : any_glob_matches(here.include, entry.string(), here.base_directory);
+          if (!by_name && !here.include.empty())
+            continue;
+          PackageJob &job = packages[entry.parent_path().string()];
+          job.options = &here;
+          job.paths.push_back(entry.string());
+          if (!by_name)
+            job.by_content.insert(entry.string());
+        }
+        pending.insert(pending.end(), subdirectories.rbegin(), subdirectories.rend());
+      }
+    } else {
+      fs::path p = fs::path(path).lexically_normal();
+      const CheckOptions &here = options_for(p.parent_path().empty() ? "." : p.parent_path());
+      if (here.force_exclude && any_glob_matches(here.exclude, p.string(), here.base_directory))
+        continue;
+      auto &job = packages[p.parent_path().string()];
+      job.options = &here;
+      if (std::find(job.paths.begin(), job.paths.end(), p.string()) == job.paths.end())
+        job.paths.push_back(p.string());
+      job.by_content.erase(p.string()); // named explicitly: always checked
+    }
+  }
+  return packages;
+}
+
+} // namespace devlint

@@ -1,0 +1,34 @@
+// Discovery: which files a `devlint check` run looks at, grouped by directory (a directory is a
+// package), with the options that govern each directory.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "driver/check_run.h"
+
+namespace devlint {
+
+struct PackageJob {
+  std::vector<std::string> paths;             // reported files
+  std::unordered_set<std::string> by_content; // paths kept only if they look like model code
+  const CheckOptions *options = nullptr;
+};
+
+using OptionsForDirectory = std::function<const CheckOptions &(const std::filesystem::path &)>;
+
+// The packages under `paths` by directory (ordered, for determinism); a path in `texts` (stdin,
+// an editor buffer) needs no file on disk. Inputs that cannot be checked (missing, unlistable,
+// dangling links) are reported in `result` (diagnostics, files_not_checked, had_error).
+std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
+                                                    const OptionsForDirectory &options_for,
+                                                    const SourceTexts *texts, CheckResult &result);
+
+// Files kept by content rather than by name: only those that use torch.
+bool looks_like_model_code(const std::string &text);
+
+} // namespace devlint

@@ -1,0 +1,52 @@
+#include "findings/origin_text.h"
+
+namespace devlint {
+namespace {
+
+std::string function_name(const Site &site) {
+  std::string out;
+  if (site.unit)
+    out += std::string(site.unit->name) + ".";
+  if (site.function)
+    out += std::string(site.function->name);
+  return out;
+}
+
+} // namespace
+
+std::string describe_origin(const Origin &o, const Site &site) {
+  std::string line = ", line " + std::to_string(o.range.line);
+  std::string label(o.label);
+  switch (o.kind) {
+  case OriginKind::Input:
+    if (label == "self.device")
+      return "the module's `self.device`" + line;
+    return "argument `" + label + "` of `" + function_name(site) + "`" + line;
+  case OriginKind::Child:
+    return "comes from `self." + label + "`" + line;
+  case OriginKind::LayerIteration:
+    if (label.rfind("past", 0) == 0)
+      return "one layer's cache from `" + label + "`, on that layer's device" + line;
+    if (o.earlier_iteration)
+      return "holds outputs of earlier iterations over `self." + label + "`" + line;
+    return "output of this iteration's element of `self." + label + "`" + line;
+  case OriginKind::Parameter:
+    if (label.find('.') != std::string::npos)
+      return "parameter `self." + label + "` read directly, which no hook moves" + line;
+    return "parameter `self." + label + "`" + line;
+  case OriginKind::PlainTensor:
+    return "plain tensor attribute `self." + label +
+           "`, not a registered buffer, so dispatch leaves it on the CPU" + line;
+  case OriginKind::Fresh:
+    if (label == "cpu")
+      return "moved to the CPU" + line;
+    return "created by `" + label + "(...)` without `device=`, on the CPU" + line;
+  case OriginKind::Skip:
+    return "skip-key argument `" + label + "`, left where it was created" + line;
+  case OriginKind::LiteralDevice:
+    return "placed on `" + label + "`" + line;
+  }
+  return label + line;
+}
+
+} // namespace devlint

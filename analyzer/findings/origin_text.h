@@ -1,0 +1,14 @@
+// How a finding names where a tensor came from: "argument `x` of `Block.forward`, line 12".
+#pragma once
+
+#include <string>
+
+#include "placement/origin.h"
+#include "placement/site.h"
+
+namespace devlint {
+
+// One phrase naming `origin` as seen from `site`'s function.
+std::string describe_origin(const Origin &origin, const Site &site);
+
+} // namespace devlint

@@ -1,0 +1,82 @@
+// Model scopes: the files of a package joined by relative imports form one model, whose
+// `_no_split_modules` and skip keys apply to all its classes (module_model.h, ModelScope).
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "model/package_builder.h"
+
+namespace devlint {
+
+void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
+  const std::vector<const SyntaxFile *> &files = package.files;
+  // Linear in the number of names, however many there are: each list has a set beside it.
+  auto add_unique = [](std::vector<std::string> &into, std::unordered_set<std::string> &seen,
+                       const std::string &value) {
+    if (seen.insert(value).second)
+      into.push_back(value);
+  };
+  // Files joined by relative imports form one model scope (union-find over file indices).
+  std::vector<size_t> parent(files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    parent[i] = i;
+  std::function<size_t(size_t)> root = [&](size_t i) {
+    return parent[i] == i ? i : parent[i] = root(parent[i]);
+  };
+  auto stem = [](const SyntaxFile *f) {
+    std::string path = f->source->path;
+    size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
+  };
+  for (size_t i = 0; i < files.size(); ++i)
+    for (const ImportedName &imp : files[i]->imports) {
+      if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
+        continue;
+      std::string target(imp.module.substr(1, imp.module.find('.', 1) - 1));
+      for (size_t j = 0; j < files.size(); ++j)
+        if (j != i && stem(files[j]) == target)
+          parent[root(i)] = root(j);
+    }
+  std::unordered_map<size_t, ModelScope *> scope_of_root;
+  std::unordered_map<size_t, bool> has_pretrained, declares;
+  for (size_t i = 0; i < files.size(); ++i) {
+    size_t r = root(i);
+    if (!scope_of_root.count(r)) {
+      package.scopes.push_back(std::make_unique<ModelScope>());
+      scope_of_root[r] = package.scopes.back().get();
+    }
+  }
+  std::unordered_map<const SyntaxFile *, size_t> index_of;
+  for (size_t i = 0; i < files.size(); ++i)
+    index_of[files[i]] = i;
+  for (auto &cls : package.classes) {
+    size_t r = root(index_of[cls->file]);
+    ModelScope *scope = scope_of_root[r];
+    cls->scope = scope;
+    has_pretrained[r] = has_pretrained[r] || cls->is_pretrained_model;
+    declares[r] = declares[r] || cls->declares_no_split;
+    scope->has_pretrained_model |= cls->is_pretrained_model;
+    for (const std::string &n : cls->no_split_modules)
+      add_unique(scope->no_split_modules, scope->no_split_set, n);
+    for (const std::string &k : cls->skip_keys) {
+      add_unique(scope->skip_keys, scope->skip_key_set, k);
+      add_unique(package.skip_keys, package.skip_key_set, k);
+    }
+  }
+  for (auto &[r, scope] : scope_of_root) {
+    scope->supports_device_map =
+        !has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty();
+    for (const std::string &n : overrides.extra_no_split_modules)
+      add_unique(scope->no_split_modules, scope->no_split_set, n);
+    for (const std::string &k : overrides.extra_skip_keys)
+      add_unique(scope->skip_keys, scope->skip_key_set, k);
+  }
+  for (const std::string &k : overrides.extra_skip_keys)
+    add_unique(package.skip_keys, package.skip_key_set, k);
+}
+
+} // namespace devlint

@@ -1,0 +1,72 @@
+// Building a Package from the program model (internal to model/): the package's classes and
+// their bases (class_declarations.cpp), what each class's __init__ declares (init_scanner.cpp),
+// and which files form one model (model_scopes.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "model/module_model.h"
+
+namespace devlint {
+
+// The class name an expression names: `Foo`, `nn.Foo`, `Generic[...]` -> `Generic`.
+std::string_view leaf_of(const Expr *e);
+
+// Groups the package's files into model scopes and gathers each scope's `_no_split_modules`
+// and skip keys (model_scopes.cpp).
+void assign_model_scopes(Package &package, const PackageOverrides &overrides);
+
+class PackageBuilder {
+public:
+  explicit PackageBuilder(Package &package) : pkg_(package) {}
+
+  // ---- classes and bases (class_declarations.cpp) ----
+  void collect_declarations();
+  void classify();
+  void resolve_children();
+
+  // ---- __init__ scanning (init_scanner.cpp) ----
+  void collect_members(ModuleClass &cls);
+
+private:
+  Package &pkg_;
+
+  // What module class a constructor expression builds, following small builder functions.
+  struct Built {
+    std::string class_name;
+    bool is_module = false;
+    bool has_parameters = true;
+    bool is_loss = false;
+    bool is_container = false;
+  };
+
+  static void collect_strings(const Expr *e, std::vector<std::string> &out);
+  static std::string_view self_attribute(const Expr *target);
+  void collect_reassigned(ModuleClass &cls, const std::vector<Stmt *> &body);
+  Built
+  classify_constructor(const Expr *e,
+                       const std::unordered_map<std::string_view, const FunctionDef *> &builders,
+                       int depth);
+  // The classes a ModuleList/ModuleDict/Sequential argument builds (list literal, comprehension,
+  // dict literal, or a local list filled in a loop is not followed).
+  void classify_elements(const Expr *e,
+                         const std::unordered_map<std::string_view, const FunctionDef *> &builders,
+                         ChildDecl &child);
+  void add_parameter(ModuleClass &cls, std::string_view name, bool buffer, SourceRange range);
+  static bool builds_cpu_tensor(const Expr *e, int depth = 0);
+  void scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,
+                 std::unordered_map<std::string_view, const FunctionDef *> &builders,
+                 std::unordered_set<const FunctionDef *> &visited);
+  void scan_assignment(ModuleClass &cls, const Expr *target, const Expr *value, SourceRange range,
+                       const std::unordered_map<std::string_view, const FunctionDef *> &builders);
+  static void add_child(ModuleClass &cls, ChildDecl child);
+  void scan_call(ModuleClass &cls, const Expr *e, SourceRange range,
+                 std::unordered_map<std::string_view, const FunctionDef *> &builders,
+                 std::unordered_set<const FunctionDef *> &visited);
+};
+
+} // namespace devlint

@@ -1,0 +1,111 @@
+#include "placement/abstract_value.h"
+
+namespace devlint {
+
+bool same_origin(const Origin *a, const Origin *b) {
+  return a == b || (a->kind == b->kind && a->earlier_iteration == b->earlier_iteration &&
+                    a->label == b->label && a->kind != OriginKind::Fresh);
+}
+
+void add_origins(OriginSet &into, const OriginSet &from, size_t max_origins) {
+  for (const Origin *o : from) {
+    if (into.size() >= max_origins)
+      return;
+    bool present = false;
+    for (const Origin *p : into)
+      present |= same_origin(o, p);
+    if (!present)
+      into.push_back(o);
+  }
+}
+
+Value join(const Value &a, const Value &b, size_t max_origins) {
+  if (a.kind == Value::Kind::Neutral && !a.has_origins())
+    return b;
+  if (b.kind == Value::Kind::Neutral && !b.has_origins())
+    return a;
+  if (a.kind == b.kind && (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem) &&
+      a.path == b.path)
+    return a;
+  if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements && b.elements &&
+      a.elements->size() == b.elements->size()) {
+    Value out = a;
+    out.elements = std::make_shared<std::vector<Value>>();
+    for (size_t i = 0; i < a.elements->size(); ++i)
+      out.elements->push_back(join((*a.elements)[i], (*b.elements)[i], max_origins));
+    add_origins(out.origins, b.origins, max_origins);
+    return out;
+  }
+  if (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem)
+    return a;
+  if (b.kind == Value::Kind::Module || b.kind == Value::Kind::ModuleItem)
+    return b;
+  Value out;
+  out.kind = a.kind == b.kind ? a.kind : Value::Kind::Tensor;
+  if (a.kind == Value::Kind::Device || b.kind == Value::Kind::Device)
+    out.kind = a.kind == b.kind ? Value::Kind::Device : Value::Kind::Tensor;
+  out.origins = a.origins;
+  add_origins(out.origins, b.origins, max_origins);
+  if (out.kind == Value::Kind::Str)
+    out.kind = Value::Kind::Neutral;
+  return out;
+}
+
+Env join_env(const Env &a, const Env &b, size_t max_origins) {
+  Env out = a;
+  for (const auto &[k, v] : b) {
+    auto it = out.find(k);
+    if (it == out.end())
+      out.emplace(k, v);
+    else
+      it->second = join(it->second, v, max_origins);
+  }
+  return out;
+}
+
+OriginSet origins_of(const Value &v, size_t max_origins) {
+  if (v.kind == Value::Kind::Tuple && v.elements) {
+    OriginSet out = v.origins;
+    for (const Value &e : *v.elements)
+      add_origins(out, origins_of(e, max_origins), max_origins);
+    return out;
+  }
+  return v.origins;
+}
+
+Value as_tensor(const Value &v, size_t max_origins) {
+  Value out;
+  out.origins = origins_of(v, max_origins);
+  out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+  return out;
+}
+
+Value device_of(const Value &v) {
+  Value d = v;
+  d.kind = v.has_origins() ? Value::Kind::Device : Value::Kind::Neutral;
+  return d;
+}
+
+Value anchored_result(const OriginSet *anchor, Value fallback) {
+  if (!anchor || anchor->empty())
+    return fallback;
+  Value out;
+  out.kind = Value::Kind::Tensor;
+  out.origins = *anchor;
+  return out;
+}
+
+void mark_tensor(const Value &v) {
+  for (const Origin *o : v.origins)
+    if (o->maybe_not_tensor)
+      const_cast<Origin *>(o)->maybe_not_tensor = false;
+}
+
+bool has_literal(const Value &v) {
+  for (const Origin *o : v.origins)
+    if (o->kind == OriginKind::LiteralDevice)
+      return true;
+  return false;
+}
+
+} // namespace devlint

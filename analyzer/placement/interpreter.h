@@ -1,0 +1,164 @@
+// The placement interpreter (internal to placement/): runs every method of every module class,
+// free function and script body of a package over abstract values (placement/abstract_value.h)
+// and reports each operation whose tensor operands must share a device as a Site.
+//
+// Its parts live in one file each: entries and origins (placement_analysis.cpp), statements
+// (interpreter_statements.cpp), expressions (interpreter_expressions.cpp), calls and the PyTorch
+// API (interpreter_calls.cpp), and site emission (site_emission.cpp).
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/module_model.h"
+#include "placement/abstract_value.h"
+#include "placement/placement_analysis.h"
+#include "placement/site.h"
+#include "placement/unit_placement.h"
+
+namespace devlint {
+
+class Interpreter {
+public:
+  Interpreter(const Package &pkg, const PlacementModel &placement, SiteSink &sink,
+              const AnalysisLimits &limits);
+  void run();
+
+private:
+  struct Frame {
+    Env env;
+    const ModuleClass *unit = nullptr;
+    const FunctionDef *function = nullptr;
+    const SyntaxFile *file = nullptr;
+    const Stmt *statement = nullptr;
+    Value returns;
+    bool has_return = false;
+    bool terminated = false;
+    std::unordered_map<std::string_view, const FunctionDef *> local_functions;
+    int depth = 0;
+    bool script = false;
+  };
+
+  struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string_view, Value>> keywords;
+    const Value *keyword(std::string_view name) const {
+      for (const auto &[k, v] : keywords)
+        if (k == name)
+          return &v;
+      return nullptr;
+    }
+  };
+
+  const Package &pkg_;
+  const PlacementModel &placement_;
+  SiteSink &sink_;
+  AnalysisLimits limits_;
+  std::unordered_map<const FunctionDef *, const SyntaxFile *> file_of_;
+  std::deque<Origin> origins_;
+  std::deque<std::string> strings_;
+  std::vector<const FunctionDef *> call_stack_;
+  Frame *frame_ = nullptr;
+  // Bounds on the work per entry (statements executed, inlined ones included): beyond them the
+  // analysis stops inlining and double-passing loops instead of growing without bound.
+  static constexpr size_t kStatementBudget = 20000;
+  static constexpr int kMaxDoublePassNesting = 3;
+  size_t statements_run_ = 0;
+  int loop_depth_ = 0;
+  std::deque<OriginSet> anchored_; // anchors of reported sites, pointed to by emit()'s result
+  std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
+
+  // ---- abstract values, bounded by limits_.max_origins ----
+  void add_origins(OriginSet &into, const OriginSet &from) const {
+    devlint::add_origins(into, from, limits_.max_origins);
+  }
+  Value join(const Value &a, const Value &b) const {
+    return devlint::join(a, b, limits_.max_origins);
+  }
+  Env join_env(const Env &a, const Env &b) const {
+    return devlint::join_env(a, b, limits_.max_origins);
+  }
+  OriginSet origins_of(const Value &v) const { return devlint::origins_of(v, limits_.max_origins); }
+  Value as_tensor(const Value &v) const { return devlint::as_tensor(v, limits_.max_origins); }
+
+  // ---- entries and origins (placement_analysis.cpp) ----
+  // Construction and weight initialization run before dispatch, on one device.
+  static bool is_setup_method(std::string_view name);
+  std::string_view intern(std::string s);
+  const Origin *make_origin(OriginKind kind, std::string_view label, SourceRange range);
+  Value tensor(const Origin *o);
+  Value input_for(const Parameter &p);
+  void analyze_entry(const FunctionDef *fn, const ModuleClass *unit);
+  void analyze_script(const SyntaxFile *file);
+
+  // ---- statements (interpreter_statements.cpp) ----
+  void exec_block(const std::vector<Stmt *> &body);
+  static bool mentions_device(const Expr *e, int depth = 0);
+  bool within(const Origin *o, const Stmt *loop) const;
+  // Values made by ModuleList elements in this pass become "earlier iteration" values for the
+  // next pass: one tensor carried across iterations may come from layers on different devices.
+  void age_iterations(Env &env, const Stmt *loop);
+  void exec(const Stmt *s);
+  // `if is_torch_fx_proxy(x):` / `if torch.jit.is_tracing():` branches run while tracing on the
+  // CPU, not under a device map.
+  static bool is_tracing_guard(const Expr *e);
+  void exec_if(const Stmt *s);
+  void exec_loop(const Stmt *s);
+  bool over_budget() const;
+  // Branches, loops, try and comprehensions copy and join the environment, which costs its size:
+  // in a function with tens of thousands of locals (generated code) the analysis would be
+  // quadratic in the function's length. Past this many names they run in sequence on one
+  // environment instead (loops once): coarser, but linear, and no hand-written model gets here.
+  static constexpr size_t kMaxJoinedEnvironment = 1024;
+  bool environment_too_large() const;
+  void assign(const Expr *target, const Value &v, const Expr *value_expr);
+
+  // ---- expressions (interpreter_expressions.cpp) ----
+  Value element_of(const Expr *iterable);
+  Value eval(const Expr *e);
+  std::string_view self_key(const Expr *e);
+  Value module_value(std::string_view path, const ChildDecl *child);
+  Value eval_attribute(const Expr *e);
+  static const Expr *constant_index(const Expr *e);
+  Value eval_subscript(const Expr *e);
+  Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,
+               const Value &r, const Expr *whole);
+  static bool names_outputs(const Expr *e);
+
+  // ---- calls (interpreter_calls.cpp) ----
+  static bool is_device_literal(std::string_view s);
+  // What a device argument says: Device/Tensor origins, a literal, or nothing known.
+  Value device_argument(const Expr *arg, const Value &v, bool report_literal);
+  Args eval_args(const Expr *call);
+  static OriginSet tensor_union(const Args &args);
+  Value first_tensor(const Args &args);
+  Value module_call(const Value &callee, const Expr *call, const Args &args);
+  // torch.* / F.* / nn.functional.*
+  Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
+  Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);
+  Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
+                      const ModuleClass *unit);
+  static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
+  Value eval_call(const Expr *call);
+
+  // ---- site emission (site_emission.cpp) ----
+  // `x += y` is reported on the whole statement: one stand-in expression per statement, owned by
+  // the interpreter, so revisits (loop passes, inlining) find the same site.
+  const OriginSet *emit_statement_site(Site &site);
+  // Reports a site; returns the anchor's origins when it was reported, else null.
+  const OriginSet *emit(Site &site);
+  void hardcoded(const Expr *e, std::string device);
+  Value loss_site(const Expr *call, const Args &args, std::string name);
+  Value operation_site(SiteKind kind, const Expr *call, const Args &args, std::string name,
+                       const Value *receiver);
+  // Script code: `model(...)` / `model.generate(...)` on a model placed on a literal device, with
+  // tensors placed on literal devices (shared/seeds/003).
+  Value script_model_call(const Expr *call, const Expr *model_expr, const Value &model,
+                          const Args &args);
+};
+
+} // namespace devlint

@@ -1,0 +1,452 @@
+// Calls: submodules (hooked: their output sits on their device), package functions and methods
+// (inlined), PyTorch functions and tensor methods (model/torch_catalog.h).
+#include "placement/interpreter.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "model/text.h"
+#include "model/torch_catalog.h"
+
+namespace devlint {
+
+bool Interpreter::is_device_literal(std::string_view s) {
+  return starts_with(s, "cuda") || s == "cpu" || starts_with(s, "mps") || starts_with(s, "xpu") ||
+         starts_with(s, "npu");
+}
+
+Value Interpreter::device_argument(const Expr *arg, const Value &v, bool report_literal) {
+  if (v.kind == Value::Kind::Str && is_device_literal(v.text)) {
+    if (report_literal && v.text != "cpu")
+      hardcoded(arg, std::string(v.text));
+    if (v.text == "cpu")
+      return tensor(make_origin(OriginKind::Fresh, "cpu", arg->range));
+    return tensor(make_origin(OriginKind::LiteralDevice, v.text, arg->range));
+  }
+  if (v.has_origins()) {
+    Value out;
+    out.kind = Value::Kind::Tensor;
+    out.origins = origins_of(v);
+    return out;
+  }
+  return Value::neutral();
+}
+
+Interpreter::Args Interpreter::eval_args(const Expr *call) {
+  Args a;
+  for (size_t i = 1; i < call->operands.size(); ++i)
+    a.positional.push_back(eval(call->operands[i]));
+  for (const Keyword &k : call->keywords)
+    a.keywords.emplace_back(k.name, eval(k.value));
+  return a;
+}
+
+OriginSet Interpreter::tensor_union(const Args &args) {
+  OriginSet out;
+  for (const Value &v : args.positional)
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins)
+        if (std::find(out.begin(), out.end(), o) == out.end())
+          out.push_back(o);
+  return out;
+}
+
+Value Interpreter::first_tensor(const Args &args) {
+  for (const Value &v : args.positional)
+    if (v.kind == Value::Kind::Tensor && v.has_origins())
+      return v;
+  for (const auto &[k, v] : args.keywords)
+    if (v.kind == Value::Kind::Tensor && v.has_origins())
+      return v;
+  return Value::neutral();
+}
+
+Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
+  if (callee.kind == Value::Kind::ModuleItem)
+    return tensor(make_origin(OriginKind::LayerIteration, callee.path, call->range));
+  const ChildDecl *child = callee.child;
+  if (child && child->is_loss)
+    return loss_site(call, args, "self." + std::string(callee.path));
+  if (child && !child->has_parameters)
+    return first_tensor(args); // activation/dropout: output stays with the input
+  Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
+  return out;
+}
+
+Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std::string &dotted) {
+  if (leaf == "device" && call->operands.size() > 1) {
+    Value v = eval(call->operands[1]);
+    if (v.kind == Value::Kind::Str)
+      return v;
+    return Value::neutral();
+  }
+  Args args = eval_args(call);
+  if (torch_catalog::is_concat_function(leaf)) {
+    Site site;
+    site.kind = SiteKind::Concat;
+    site.expr = call;
+    site.operation = dotted;
+    const Expr *list = call->operands.size() > 1 ? call->operands[1] : nullptr;
+    const Value *list_value = args.positional.empty() ? nullptr : &args.positional[0];
+    if (list && list_value && list->kind == ExprKind::Tuple && list_value->elements) {
+      for (size_t i = 0; i < list->operands.size() && i < list_value->elements->size(); ++i) {
+        const Value &v = (*list_value->elements)[i];
+        if (v.has_origins() && v.kind != Value::Kind::Tuple)
+          site.operands.push_back({list->operands[i], v.origins});
+        else if (v.kind == Value::Kind::Tuple)
+          site.operands.push_back({list->operands[i], origins_of(v)});
+      }
+    } else if (list && list_value) {
+      // A list built elsewhere: its elements' origins must agree with each other.
+      OriginSet all = origins_of(*list_value);
+      for (const Origin *o : all)
+        site.operands.push_back({list, OriginSet{o}});
+    }
+    const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
+    Value out;
+    if (list_value)
+      out.origins = origins_of(*list_value);
+    out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+    return anchored_result(reported, out);
+  }
+  bool constructor = torch_catalog::is_tensor_constructor(leaf);
+  bool sampling = torch_catalog::is_random_sampling(leaf);
+  bool like = torch_catalog::is_like_constructor(leaf);
+  if (constructor || sampling || like) {
+    if (const Value *device = args.keyword("device")) {
+      const Keyword *k = call->keyword("device");
+      return device_argument(k->value, *device, true);
+    }
+    if (like)
+      return first_tensor(args);
+    if ((leaf == "tensor" || leaf == "as_tensor") && !call->operands.empty() &&
+        call->operands.size() > 1) {
+      const Expr *data = call->operands[1];
+      // A 0-dim CPU tensor mixes with tensors on any device.
+      if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
+          !args.positional[0].has_origins())
+        return Value::neutral();
+      // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data.
+      if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
+        return args.positional[0];
+    }
+    // torch.normal(mean, std) samples where mean is; torch.normal(0, 1, size) on the CPU.
+    if (sampling) {
+      Value source = first_tensor(args);
+      if (source.has_origins())
+        return source;
+    }
+    return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+  }
+  if (torch_catalog::is_loss_function(leaf))
+    return loss_site(call, args, dotted);
+  if (torch_catalog::is_loss_class(leaf)) {
+    Value v;
+    v.kind = Value::Kind::LossFunction;
+    return v;
+  }
+  if (leaf == "checkpoint" && !args.positional.empty()) {
+    const Value &fn = args.positional[0];
+    if (fn.kind == Value::Kind::Module || fn.kind == Value::Kind::ModuleItem) {
+      Args rest = args;
+      rest.positional.erase(rest.positional.begin());
+      return module_call(fn, call, rest);
+    }
+    return first_tensor(args);
+  }
+  if (torch_catalog::is_matmul_function(leaf))
+    return operation_site(SiteKind::Matmul, call, args, dotted, nullptr);
+  if (torch_catalog::is_elementwise_function(leaf) && tensor_union(args).size() > 1)
+    return operation_site(SiteKind::Arithmetic, call, args, dotted, nullptr);
+  if (torch_catalog::is_indexing_function(leaf))
+    return operation_site(SiteKind::Indexing, call, args, dotted, nullptr);
+  if (leaf == "finfo" || leaf == "iinfo" || leaf == "is_tensor" || leaf == "numel" ||
+      leaf == "is_floating_point" || leaf == "get_default_dtype" || leaf == "no_grad" ||
+      starts_with(dotted, "torch.cuda") || starts_with(dotted, "torch.jit") ||
+      starts_with(dotted, "torch.distributed") || leaf == "is_autocast_enabled")
+    return Value::neutral();
+  Value out;
+  out.origins = tensor_union(args);
+  out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+  return out;
+}
+
+Value Interpreter::tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
+  mark_tensor(receiver);
+  Args args = eval_args(call);
+  if (method == "to" || method == "type_as" || method == "type") {
+    const Expr *device_expr = nullptr;
+    const Value *device_value = nullptr;
+    if (const Value *kw = args.keyword("device")) {
+      device_value = kw;
+      device_expr = call->keyword("device")->value;
+    } else if (!args.positional.empty()) {
+      device_value = &args.positional[0];
+      device_expr = call->operands[1];
+    } else if (const Value *other = args.keyword("other")) {
+      device_value = other;
+      device_expr = call->keyword("other")->value;
+    }
+    if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
+      Value d = device_argument(device_expr, *device_value, true);
+      if (d.has_origins())
+        return d;
+    }
+    return receiver;
+  }
+  if (method == "cuda") {
+    std::string device = "cuda";
+    if (!args.positional.empty() && call->operands[1]->kind == ExprKind::Number)
+      device = "cuda:" + std::string(frame_->file->source->slice(call->operands[1]->range));
+    hardcoded(call, device);
+    return tensor(make_origin(OriginKind::LiteralDevice, intern(device), call->range));
+  }
+  if (method == "cpu")
+    return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
+  if (torch_catalog::is_non_tensor_method(method))
+    return Value::neutral();
+  if (method == "to_tuple" || method == "values" || method == "items") {
+    Value container;
+    container.kind = Value::Kind::Tuple;
+    container.origins = receiver.origins;
+    return container;
+  }
+  if (starts_with(method, "new_"))
+    return receiver;
+  if (method == "copy_" || method == "expand_as" || method == "view_as" || method == "reshape_as" ||
+      method == "update" || method == "get")
+    return receiver;
+  if (torch_catalog::is_indexing_function(method))
+    return operation_site(SiteKind::Indexing, call, args, "." + std::string(method), &receiver);
+  if (torch_catalog::is_matmul_function(method))
+    return operation_site(SiteKind::Matmul, call, args, "." + std::string(method), &receiver);
+  if (torch_catalog::is_elementwise_function(method))
+    return operation_site(SiteKind::Arithmetic, call, args, "." + std::string(method), &receiver);
+  return receiver;
+}
+
+Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const Args &args,
+                                 bool bound_self, const ModuleClass *unit) {
+  if (frame_->depth >= limits_.max_inline_depth || over_budget() ||
+      std::find(call_stack_.begin(), call_stack_.end(), fn) != call_stack_.end())
+    return first_tensor(args);
+  Frame frame;
+  frame.unit = unit;
+  frame.function = fn;
+  frame.file = file_of_.count(fn) ? file_of_[fn] : frame_->file;
+  frame.depth = frame_->depth + 1;
+  frame.script = frame_->script;
+  size_t first = bound_self && !fn->is_staticmethod ? 1 : 0;
+  if (first == 1 && !fn->parameters.empty()) {
+    Value self;
+    self.kind = Value::Kind::Self;
+    frame.env[fn->parameters[0].name] = self;
+  }
+  size_t next = 0;
+  for (size_t i = first; i < fn->parameters.size(); ++i) {
+    const Parameter &p = fn->parameters[i];
+    Value v;
+    bool bound = false;
+    if (p.variadic) {
+      Value rest;
+      rest.kind = Value::Kind::Tuple;
+      rest.elements = std::make_shared<std::vector<Value>>();
+      while (next < args.positional.size())
+        rest.elements->push_back(args.positional[next++]);
+      v = rest;
+      bound = true;
+    } else if (next < args.positional.size()) {
+      v = args.positional[next++];
+      bound = true;
+    } else if (const Value *kw = args.keyword(p.name)) {
+      v = *kw;
+      bound = true;
+    }
+    if (!bound && p.default_value) {
+      Frame *caller = frame_;
+      frame_ = &frame;
+      v = eval(p.default_value);
+      frame_ = caller;
+    }
+    frame.env[p.name] = v;
+  }
+  (void)call;
+  Frame *caller = frame_;
+  frame_ = &frame;
+  call_stack_.push_back(fn);
+  exec_block(fn->body);
+  call_stack_.pop_back();
+  frame_ = caller;
+  return frame.returns;
+}
+
+const ChildDecl *Interpreter::returned_child(const FunctionDef *fn, const ModuleClass *cls) {
+  for (const Stmt *st : fn->body)
+    if (st->kind == StmtKind::Return && st->value && st->value->kind == ExprKind::Attribute &&
+        is_name(st->value->operands[0], "self"))
+      return cls->find_child(st->value->text);
+  return nullptr;
+}
+
+Value Interpreter::eval_call(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  std::string_view leaf = call->text;
+  // self.method(...) / self.child(...)
+  if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "self") && frame_->unit) {
+    const ModuleClass *unit = frame_->unit;
+    if (!unit->find_child(leaf) && !frame_->env.count(self_key(callee))) {
+      Args args = eval_args(call);
+      if (const FunctionDef *m = unit->find_method(leaf))
+        return call_function(m, call, args, true, unit);
+      if (leaf == "get_input_embeddings" || leaf == "get_output_embeddings")
+        return module_value(leaf, nullptr);
+      // transformers' own loss functions move labels to the logits' device themselves.
+      return first_tensor(args);
+    }
+  }
+  if (callee->kind == ExprKind::Name) {
+    std::string_view name = callee->text;
+    auto local = frame_->env.find(name);
+    const bool is_local = local != frame_->env.end();
+    if (is_local) {
+      // A copy: evaluating the arguments may replace the environment (a comprehension
+      // restores its saved copy), which would leave a reference into it dangling.
+      const Value v = local->second;
+      if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
+        return module_call(v, call, eval_args(call));
+      if (v.kind == Value::Kind::LossFunction)
+        return loss_site(call, eval_args(call), std::string(name) + "(...)");
+    }
+    auto nested = frame_->local_functions.find(name);
+    const FunctionDef *fn =
+        nested != frame_->local_functions.end() ? nested->second : pkg_.find_function(name);
+    if (fn && !is_local) {
+      Args args = eval_args(call);
+      return call_function(fn, call, args, false, frame_->unit);
+    }
+    if (name == "list" || name == "tuple" || name == "sorted" || name == "reversed" ||
+        name == "sum" || name == "max" || name == "min" || name == "next" || name == "iter") {
+      Args args = eval_args(call);
+      if (name == "max" || name == "min")
+        return Value::neutral();
+      if (args.positional.empty())
+        return Value::neutral();
+      if (name == "list" || name == "tuple") {
+        // A container: `tuple(a) + tuple(b)` concatenates, whatever the elements.
+        Value container;
+        container.kind = Value::Kind::Tuple;
+        container.origins = origins_of(args.positional[0]);
+        return container;
+      }
+      return args.positional[0];
+    }
+    if (name == "zip" || name == "enumerate") {
+      eval_args(call);
+      return Value::neutral();
+    }
+    if (torch_catalog::is_non_tensor_builtin(name)) {
+      eval_args(call);
+      return Value::neutral();
+    }
+    if (torch_catalog::is_loss_class(name)) {
+      eval_args(call);
+      Value v;
+      v.kind = Value::Kind::LossFunction;
+      return v;
+    }
+  }
+  std::string dotted = dotted_name(callee);
+  if (callee->kind == ExprKind::Attribute) {
+    if (starts_with(dotted, "torch.") || starts_with(dotted, "F.") || starts_with(dotted, "nn.") ||
+        starts_with(dotted, "functional."))
+      return torch_call(call, leaf, dotted);
+    Value receiver = eval(callee->operands[0]);
+    if (receiver.kind == Value::Kind::Neutral && (leaf == "to" || leaf == "cuda"))
+      return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object
+    switch (receiver.kind) {
+    case Value::Kind::Tensor:
+      if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda") {
+        Args args = eval_args(call);
+        return script_model_call(call, callee->operands[0], receiver, args);
+      }
+      return tensor_method(call, leaf, receiver);
+    case Value::Kind::Self:
+    case Value::Kind::Module: {
+      // `self.model.get_vision_tower()`: a getter returning a submodule is that submodule.
+      if (receiver.kind == Value::Kind::Module && receiver.module_class)
+        if (const FunctionDef *getter = receiver.module_class->find_method(leaf))
+          if (const ChildDecl *child = returned_child(getter, receiver.module_class)) {
+            eval_args(call);
+            return module_value(intern(std::string(receiver.path) + "." + child->name), child);
+          }
+      Value target = eval_attribute(callee);
+      if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
+        return module_call(target, call, eval_args(call));
+      eval_args(call);
+      return target;
+    }
+    case Value::Kind::ModuleItem:
+      // layer.forward(...), layer.__call__(...)
+      return module_call(receiver, call, eval_args(call));
+    case Value::Kind::Tuple: {
+      Args args = eval_args(call);
+      if (leaf == "append" || leaf == "extend" || leaf == "insert") {
+        // Lists that collect tensors: remember what went in.
+        if (callee->operands[0]->kind == ExprKind::Name && !args.positional.empty()) {
+          Value &list = frame_->env[callee->operands[0]->text];
+          Value added = leaf == "insert" && args.positional.size() > 1 ? args.positional[1]
+                                                                       : args.positional[0];
+          Value updated;
+          updated.kind = Value::Kind::Tuple;
+          updated.origins = origins_of(list);
+          add_origins(updated.origins, origins_of(added));
+          list = updated;
+        }
+        return Value::neutral();
+      }
+      if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
+        return as_tensor(receiver);
+      return Value::neutral();
+    }
+    case Value::Kind::Str:
+    case Value::Kind::Device:
+      eval_args(call);
+      return Value::neutral();
+    default:
+      break;
+    }
+    Args args = eval_args(call);
+    if (leaf == "checkpoint" || leaf == "_gradient_checkpointing_func") {
+      if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
+                                       args.positional[0].kind == Value::Kind::ModuleItem)) {
+        Args rest = args;
+        rest.positional.erase(rest.positional.begin());
+        return module_call(args.positional[0], call, rest);
+      }
+    }
+    if (torch_catalog::is_loss_class(leaf)) {
+      Value v;
+      v.kind = Value::Kind::LossFunction;
+      return v;
+    }
+    return first_tensor(args);
+  }
+  Value target = eval(callee);
+  Args args = eval_args(call);
+  if (frame_->script && has_literal(target))
+    return script_model_call(call, callee, target, args);
+  if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
+    return module_call(target, call, args);
+  if (target.kind == Value::Kind::LossFunction)
+    return loss_site(call, args, "loss function");
+  if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
+                                   args.positional[0].kind == Value::Kind::ModuleItem)) {
+    Args rest = args;
+    rest.positional.erase(rest.positional.begin());
+    return module_call(args.positional[0], call, rest);
+  }
+  return first_tensor(args);
+}
+
+} // namespace devlint

@@ -1,0 +1,362 @@
+// Expressions: names, attributes of self and of submodules, subscripts, operators.
+#include "placement/interpreter.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "model/text.h"
+#include "model/torch_catalog.h"
+
+namespace devlint {
+
+Value Interpreter::element_of(const Expr *iterable) {
+  if (iterable && iterable->kind == ExprKind::Call &&
+      iterable->operands[0]->kind == ExprKind::Name) {
+    std::string_view fn = iterable->operands[0]->text;
+    if (fn == "enumerate" && iterable->operands.size() > 1) {
+      Value pair;
+      pair.kind = Value::Kind::Tuple;
+      pair.elements = std::make_shared<std::vector<Value>>(
+          std::vector<Value>{Value::neutral(), element_of(iterable->operands[1])});
+      return pair;
+    }
+    if (fn == "zip") {
+      Value tuple;
+      tuple.kind = Value::Kind::Tuple;
+      tuple.elements = std::make_shared<std::vector<Value>>();
+      for (size_t i = 1; i < iterable->operands.size(); ++i)
+        tuple.elements->push_back(element_of(iterable->operands[i]));
+      return tuple;
+    }
+    if (fn == "range")
+      return Value::neutral();
+    if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
+      return element_of(iterable->operands[1]);
+  }
+  Value v = eval(iterable);
+  // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
+  // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
+  for (const Origin *o : v.origins)
+    if (o->kind == OriginKind::Skip && frame_->unit && o->label.substr(0, 4) == "past")
+      return tensor(make_origin(OriginKind::LayerIteration, o->label, iterable->range));
+  switch (v.kind) {
+  case Value::Kind::Module:
+    if (v.child && (v.child->kind != ChildKind::Single || v.child->is_container)) {
+      Value item;
+      item.kind = Value::Kind::ModuleItem;
+      item.path = v.path;
+      return item;
+    }
+    return Value::neutral();
+  case Value::Kind::Tuple:
+    return as_tensor(v);
+  case Value::Kind::Tensor:
+    return v;
+  default:
+    return Value::neutral();
+  }
+}
+
+Value Interpreter::eval(const Expr *e) {
+  if (!e)
+    return Value::neutral();
+  switch (e->kind) {
+  case ExprKind::Name: {
+    auto it = frame_->env.find(e->text);
+    if (it != frame_->env.end())
+      return it->second;
+    return Value::neutral();
+  }
+  case ExprKind::Attribute:
+    return eval_attribute(e);
+  case ExprKind::Subscript:
+    return eval_subscript(e);
+  case ExprKind::Call:
+    return eval_call(e);
+  case ExprKind::BinaryOp: {
+    Value l = eval(e->operands[0]);
+    Value r = eval(e->operands[1]);
+    return binary(std::string(e->text), e->operands[0], l, e->operands[1], r, e);
+  }
+  case ExprKind::Compare: {
+    Value l = eval(e->operands[0]);
+    Value r = eval(e->operands[1]);
+    std::string_view op = e->text;
+    if (op == "is" || op == "in" || op == "not" || starts_with(op, "is") || op == "not in")
+      return Value::neutral();
+    return binary(std::string(op), e->operands[0], l, e->operands[1], r, e);
+  }
+  case ExprKind::UnaryOp:
+    return eval(e->operands[0]);
+  case ExprKind::BoolOp: {
+    if (e->text == "not") {
+      eval(e->operands[0]);
+      return Value::neutral();
+    }
+    Value out;
+    for (const Expr *o : e->operands)
+      out = join(out, eval(o));
+    return out;
+  }
+  case ExprKind::Conditional: {
+    Value a = eval(e->operands[0]);
+    eval(e->operands[1]);
+    Value b = eval(e->operands[2]);
+    return join(a, b);
+  }
+  case ExprKind::Tuple:
+  case ExprKind::Dict: {
+    Value v;
+    v.kind = Value::Kind::Tuple;
+    v.elements = std::make_shared<std::vector<Value>>();
+    for (const Expr *o : e->operands)
+      v.elements->push_back(o->kind == ExprKind::Starred ? as_tensor(eval(o->operands[0]))
+                                                         : eval(o));
+    return v;
+  }
+  case ExprKind::String: {
+    Value v;
+    v.kind = Value::Kind::Str;
+    v.text = e->text;
+    return v;
+  }
+  case ExprKind::Starred:
+    return eval(e->operands[0]);
+  case ExprKind::Comprehension: {
+    Value element = element_of(e->operands[1]);
+    Value body;
+    if (environment_too_large()) { // see kMaxJoinedEnvironment
+      assign(e->operands[2], element, nullptr);
+      body = eval(e->operands[0]);
+    } else {
+      Env saved = frame_->env;
+      assign(e->operands[2], element, nullptr);
+      body = eval(e->operands[0]);
+      frame_->env = std::move(saved);
+    }
+    Value v;
+    v.kind = Value::Kind::Tuple;
+    v.origins = origins_of(body);
+    return v;
+  }
+  default:
+    return Value::neutral();
+  }
+}
+
+std::string_view Interpreter::self_key(const Expr *e) {
+  return frame_->file ? frame_->file->source->slice(e->range) : e->text;
+}
+
+Value Interpreter::module_value(std::string_view path, const ChildDecl *child) {
+  Value v;
+  v.kind = Value::Kind::Module;
+  v.path = path;
+  v.child = child;
+  v.module_class = child ? child->resolved : nullptr;
+  return v;
+}
+
+Value Interpreter::eval_attribute(const Expr *e) {
+  const Expr *object = e->operands[0];
+  std::string_view attr = e->text;
+  if (is_name(object, "self") ||
+      (object->kind == ExprKind::Name && frame_->env.count(object->text) &&
+       frame_->env[object->text].kind == Value::Kind::Self)) {
+    auto assigned = frame_->env.find(self_key(e));
+    if (assigned != frame_->env.end())
+      return assigned->second;
+    const ModuleClass *unit = frame_->unit;
+    if (!unit)
+      return Value::neutral();
+    if (const ChildDecl *child = unit->find_child(attr))
+      return module_value(attr, child);
+    if (const ParameterDecl *param = unit->find_parameter(attr)) {
+      if (param->is_scalar)
+        return Value::neutral(); // a 0-dim buffer mixes with any device
+      return tensor(make_origin(OriginKind::Parameter, attr, param->range));
+    }
+    if (const PlainTensorAttribute *plain = unit->find_plain_tensor(attr)) {
+      if (plain->created_on_cpu && !unit->is_reassigned(attr))
+        return tensor(make_origin(OriginKind::PlainTensor, attr, plain->range));
+      return Value::neutral();
+    }
+    if (attr == "device")
+      return device_of(tensor(make_origin(OriginKind::Input, "self.device", e->range)));
+    if (unit->has_builtin_parameters && (attr == "weight" || attr == "bias"))
+      return tensor(make_origin(OriginKind::Parameter, attr, e->range));
+    return Value::neutral();
+  }
+  Value base = eval(object);
+  switch (base.kind) {
+  case Value::Kind::Module: {
+    std::string_view path = intern(std::string(base.path) + "." + std::string(attr));
+    if (base.module_class) {
+      if (const ChildDecl *child = base.module_class->find_child(attr))
+        return module_value(path, child);
+      // A parameter read directly, not through a call: no hook moves it.
+      if (base.module_class->find_parameter(attr) || attr == "weight" || attr == "bias")
+        return tensor(make_origin(OriginKind::Parameter, path, e->range));
+    }
+    if (attr == "weight" || attr == "bias")
+      return tensor(make_origin(OriginKind::Parameter, path, e->range));
+    if (attr == "device")
+      return device_of(tensor(make_origin(OriginKind::Child, base.path, e->range)));
+    if (attr == "config" || attr == "dtype" || attr == "training")
+      return Value::neutral();
+    // An unknown attribute of an external module: a submodule or a method, on its device.
+    return module_value(path, nullptr);
+  }
+  case Value::Kind::Tensor:
+    if (attr == "device" || attr == "shape" || attr == "dtype")
+      mark_tensor(base);
+    if (attr == "device")
+      return device_of(base);
+    if (torch_catalog::is_non_tensor_attribute(attr))
+      return Value::neutral();
+    return base;
+  case Value::Kind::Tuple:
+    if (torch_catalog::is_non_tensor_attribute(attr))
+      return Value::neutral();
+    return as_tensor(base);
+  case Value::Kind::Device:
+    return Value::neutral(); // device.type, device.index
+  default:
+    return Value::neutral();
+  }
+}
+
+const Expr *Interpreter::constant_index(const Expr *e) {
+  if (e && (e->kind == ExprKind::Number ||
+            (e->kind == ExprKind::UnaryOp && e->operands[0]->kind == ExprKind::Number)))
+    return e;
+  return nullptr;
+}
+
+Value Interpreter::eval_subscript(const Expr *e) {
+  Value base = eval(e->operands[0]);
+  switch (base.kind) {
+  case Value::Kind::Module: {
+    if (!base.child || (base.child->kind == ChildKind::Single && !base.child->is_container))
+      return Value::neutral();
+    const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+    if (const Expr *k = constant_index(index)) {
+      std::string text =
+          std::string(base.path) + "." +
+          std::string(frame_->file ? frame_->file->source->slice(k->range) : std::string_view("0"));
+      Value v = module_value(intern(text), nullptr);
+      v.module_class = base.child->resolved;
+      return v;
+    }
+    for (size_t i = 1; i < e->operands.size(); ++i)
+      eval(e->operands[i]);
+    Value item;
+    item.kind = Value::Kind::ModuleItem;
+    item.path = base.path;
+    return item;
+  }
+  case Value::Kind::Tuple: {
+    const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+    if (base.elements && index && index->kind == ExprKind::Number) {
+      size_t i =
+          static_cast<size_t>(std::atoi(std::string(index->range.end - index->range.begin
+                                                        ? frame_->file->source->slice(index->range)
+                                                        : "0")
+                                            .c_str()));
+      if (i < base.elements->size())
+        return (*base.elements)[i];
+    }
+    if (index && index->kind == ExprKind::Slice)
+      return base;
+    return as_tensor(base);
+  }
+  case Value::Kind::Tensor: {
+    Site site;
+    site.kind = SiteKind::Indexing;
+    site.expr = e;
+    site.operation = "indexing";
+    site.operands.push_back({e->operands[0], base.origins, false, false, true});
+    for (size_t i = 1; i < e->operands.size(); ++i) {
+      Value idx = eval(e->operands[i]);
+      if (idx.kind == Value::Kind::Tensor)
+        site.operands.push_back({e->operands[i], idx.origins, true});
+    }
+    if (site.operands.size() > 1)
+      emit(site);
+    return base;
+  }
+  default:
+    for (size_t i = 1; i < e->operands.size(); ++i)
+      eval(e->operands[i]);
+    return Value::neutral();
+  }
+}
+
+Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Value &l,
+                          const Expr *right_expr, const Value &r, const Expr *whole) {
+  // `outputs + cross_attention_outputs[1:]`: module outputs are tuples by transformers'
+  // naming convention, and `+` on them concatenates.
+  bool outputs_concat = op == "+" && (names_outputs(left_expr) || names_outputs(right_expr));
+  bool l_container = l.kind == Value::Kind::Tuple || outputs_concat;
+  bool r_container = r.kind == Value::Kind::Tuple || outputs_concat;
+  if (l_container || r_container) {
+    // Tuple/list concatenation or repetition: no tensor operation happens.
+    if (l_container && r_container) {
+      Value out;
+      out.kind = Value::Kind::Tuple;
+      if (l.elements && r.elements) {
+        out.elements = std::make_shared<std::vector<Value>>(*l.elements);
+        out.elements->insert(out.elements->end(), r.elements->begin(), r.elements->end());
+      } else {
+        out.origins = origins_of(l);
+        add_origins(out.origins, origins_of(r));
+      }
+      return out;
+    }
+    return l_container ? l : r;
+  }
+  bool l_tensor = l.kind == Value::Kind::Tensor && l.has_origins();
+  bool r_tensor = r.kind == Value::Kind::Tensor && r.has_origins();
+  if (l.kind == Value::Kind::Str || r.kind == Value::Kind::Str)
+    return Value::neutral();
+  const OriginSet *reported = nullptr;
+  if (l_tensor && r_tensor && whole) {
+    Site site;
+    site.kind = op == "@" ? SiteKind::Matmul : SiteKind::Arithmetic;
+    site.expr = whole;
+    site.operation = op;
+    site.operands.push_back({left_expr, l.origins});
+    site.operands.push_back({right_expr, r.origins});
+    reported = emit(site);
+  } else if (l_tensor && r_tensor && !whole) {
+    // augmented assignment: the statement is the site
+    Site site;
+    site.kind = SiteKind::Arithmetic;
+    site.expr = left_expr;
+    site.operation = op + "=";
+    site.operands.push_back({left_expr, l.origins, false, false, true});
+    site.operands.push_back({right_expr, r.origins});
+    reported = emit_statement_site(site);
+  }
+  if (!l_tensor)
+    return r_tensor ? r : Value::neutral();
+  if (!r_tensor)
+    return l;
+  Value out = l;
+  add_origins(out.origins, r.origins);
+  return anchored_result(reported, out);
+}
+
+bool Interpreter::names_outputs(const Expr *e) {
+  while (e && e->kind == ExprKind::Subscript)
+    e = e->operands[0];
+  if (!e || (e->kind != ExprKind::Name && e->kind != ExprKind::Attribute))
+    return false;
+  std::string_view name = e->text;
+  // Caches are tuples too: `present_key_value + cross_attn_present_key_value`.
+  return (name.size() >= 7 && name.substr(name.size() - 7) == "outputs") ||
+         name.find("key_value") != std::string_view::npos || name.substr(0, 7) == "present";
+}
+
+} // namespace devlint

@@ -1,0 +1,302 @@
+// Statements: assignments, branches (joined), loops (two passes, so values carried across
+// iterations meet the next layer), try/with/return.
+#include "placement/interpreter.h"
+
+#include <functional>
+#include <unordered_map>
+
+#include "model/text.h"
+#include "model/torch_catalog.h"
+
+namespace devlint {
+
+void Interpreter::exec_block(const std::vector<Stmt *> &body) {
+  for (const Stmt *s : body) {
+    if (frame_->terminated)
+      return;
+    exec(s);
+  }
+}
+
+bool Interpreter::mentions_device(const Expr *e, int depth) {
+  if (!e || depth > 16)
+    return false;
+  if (e->kind == ExprKind::Attribute && e->text == "device")
+    return true;
+  for (const Expr *o : e->operands)
+    if (mentions_device(o, depth + 1))
+      return true;
+  return false;
+}
+
+bool Interpreter::within(const Origin *o, const Stmt *loop) const {
+  return o->file == frame_->file && o->range.begin >= loop->range.begin &&
+         o->range.end <= loop->range.end;
+}
+
+void Interpreter::age_iterations(Env &env, const Stmt *loop) {
+  std::unordered_map<const Origin *, const Origin *> aged;
+  auto age = [&](OriginSet &set) {
+    for (const Origin *&o : set) {
+      if (o->kind != OriginKind::LayerIteration || o->earlier_iteration || !within(o, loop))
+        continue;
+      auto it = aged.find(o);
+      if (it == aged.end()) {
+        Origin &copy = origins_.emplace_back(*o);
+        copy.earlier_iteration = true;
+        it = aged.emplace(o, &copy).first;
+      }
+      o = it->second;
+    }
+  };
+  std::function<void(Value &)> visit = [&](Value &v) {
+    age(v.origins);
+    if (v.elements) {
+      auto copy = std::make_shared<std::vector<Value>>(*v.elements);
+      for (Value &e : *copy)
+        visit(e);
+      v.elements = copy;
+    }
+  };
+  for (auto &[k, v] : env)
+    visit(v);
+}
+
+void Interpreter::exec(const Stmt *s) {
+  ++statements_run_;
+  const Stmt *saved_statement = frame_->statement;
+  frame_->statement = s;
+  switch (s->kind) {
+  case StmtKind::Expr:
+    eval(s->value);
+    break;
+  case StmtKind::Assign: {
+    Value v = s->value ? eval(s->value) : Value::neutral();
+    for (const Expr *t : s->targets)
+      assign(t, v, s->value);
+    break;
+  }
+  case StmtKind::AugAssign: {
+    const Expr *t = s->targets[0];
+    Value current = eval(t);
+    Value rhs = eval(s->value);
+    Value result = binary(std::string(s->text), t, current, s->value, rhs, nullptr);
+    assign(t, result, nullptr);
+    break;
+  }
+  case StmtKind::If:
+    exec_if(s);
+    break;
+  case StmtKind::For:
+  case StmtKind::While:
+    exec_loop(s);
+    break;
+  case StmtKind::With:
+    for (const Expr *item : s->items)
+      eval(item);
+    for (const Expr *t : s->targets)
+      assign(t, Value::neutral(), nullptr);
+    exec_block(s->body);
+    break;
+  case StmtKind::Try: {
+    if (environment_too_large()) {
+      exec_block(s->body);
+      for (const auto &handler : s->handlers)
+        exec_block(handler);
+      frame_->terminated = false;
+      exec_block(s->orelse);
+      exec_block(s->finalbody);
+      break;
+    }
+    Env before = frame_->env;
+    exec_block(s->body);
+    bool body_terminated = frame_->terminated;
+    Env merged = frame_->env;
+    for (const auto &handler : s->handlers) {
+      frame_->env = join_env(before, merged);
+      frame_->terminated = false;
+      exec_block(handler);
+      if (!frame_->terminated)
+        merged = join_env(merged, frame_->env);
+    }
+    frame_->env = merged;
+    frame_->terminated = body_terminated && !s->handlers.empty() ? false : body_terminated;
+    exec_block(s->orelse);
+    exec_block(s->finalbody);
+    break;
+  }
+  case StmtKind::Return:
+    if (s->value) {
+      Value v = eval(s->value);
+      frame_->returns = frame_->has_return ? join(frame_->returns, v) : v;
+    }
+    frame_->has_return = true;
+    frame_->terminated = true;
+    break;
+  case StmtKind::Raise:
+    frame_->terminated = true;
+    break;
+  case StmtKind::FunctionDef:
+    frame_->local_functions[s->function->name] = s->function;
+    break;
+  default:
+    break;
+  }
+  frame_->statement = saved_statement;
+}
+
+bool Interpreter::is_tracing_guard(const Expr *e) {
+  if (!e || e->kind != ExprKind::Call)
+    return false;
+  std::string_view leaf = callee_leaf(e);
+  return leaf == "is_torch_fx_proxy" || leaf == "is_tracing" || leaf == "is_scripting" ||
+         leaf == "is_torchdynamo_compiling" || leaf == "is_compiling";
+}
+
+void Interpreter::exec_if(const Stmt *s) {
+  if (is_tracing_guard(s->value)) {
+    exec_block(s->orelse);
+    return;
+  }
+  eval(s->value);
+  if (environment_too_large()) {
+    exec_block(s->body);
+    bool then_terminated = frame_->terminated;
+    frame_->terminated = false;
+    exec_block(s->orelse);
+    frame_->terminated = then_terminated && frame_->terminated;
+    return;
+  }
+  Env before = frame_->env;
+  exec_block(s->body);
+  Env then_env = std::move(frame_->env);
+  bool then_terminated = frame_->terminated;
+  frame_->env = before;
+  frame_->terminated = false;
+  exec_block(s->orelse);
+  bool else_terminated = frame_->terminated;
+  if (then_terminated && else_terminated) {
+    frame_->terminated = true;
+    return;
+  }
+  frame_->terminated = false;
+  if (then_terminated)
+    return; // only the else path continues
+  if (else_terminated) {
+    frame_->env = std::move(then_env);
+    return;
+  }
+  Env merged = join_env(then_env, frame_->env);
+  // `if a.device != b.device: b = b.to(a.device)`: after the guard, b is where a is.
+  if (mentions_device(s->value) && s->orelse.empty()) {
+    for (const auto &[k, v] : then_env) {
+      auto old = before.find(k);
+      if (old == before.end() || old->second.origins != v.origins)
+        merged[k] = v;
+    }
+  }
+  frame_->env = std::move(merged);
+}
+
+void Interpreter::exec_loop(const Stmt *s) {
+  // Two passes find values carried across iterations; deep nests and huge bodies get one, so
+  // the work stays linear in the code.
+  int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
+  ++loop_depth_;
+  Value element;
+  if (s->kind == StmtKind::For)
+    element = element_of(s->value);
+  else
+    eval(s->value);
+  if (environment_too_large()) {
+    if (s->kind == StmtKind::For)
+      assign(s->targets[0], element, nullptr);
+    exec_block(s->body);
+    frame_->terminated = false;
+    --loop_depth_;
+    exec_block(s->orelse);
+    return;
+  }
+  Env before = frame_->env;
+  Env after_first;
+  for (int pass = 0; pass < passes; ++pass) {
+    if (s->kind == StmtKind::For)
+      assign(s->targets[0], element, nullptr);
+    exec_block(s->body);
+    frame_->terminated = false;
+    if (pass == 0 && passes == 2) {
+      after_first = frame_->env;
+      frame_->env = join_env(before, after_first);
+      age_iterations(frame_->env, s);
+    }
+  }
+  Env after = passes == 2 ? join_env(join_env(before, after_first), frame_->env)
+                          : join_env(before, frame_->env);
+  frame_->env = std::move(after);
+  --loop_depth_;
+  exec_block(s->orelse);
+}
+
+bool Interpreter::over_budget() const { return statements_run_ > kStatementBudget; }
+
+bool Interpreter::environment_too_large() const {
+  return frame_->env.size() > kMaxJoinedEnvironment;
+}
+
+void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_expr) {
+  if (!target)
+    return;
+  switch (target->kind) {
+  case ExprKind::Name:
+    frame_->env[target->text] = v;
+    break;
+  case ExprKind::Attribute:
+    if (is_name(target->operands[0], "self") || target->operands[0]->kind == ExprKind::Name)
+      frame_->env[frame_->file ? frame_->file->source->slice(target->range) : target->text] = v;
+    break;
+  case ExprKind::Tuple: {
+    const auto &targets = target->operands;
+    if (v.kind == Value::Kind::Tuple && v.elements && v.elements->size() == targets.size()) {
+      for (size_t i = 0; i < targets.size(); ++i)
+        assign(targets[i], (*v.elements)[i], nullptr);
+    } else {
+      Value each = v.kind == Value::Kind::Tuple ? as_tensor(v) : v;
+      for (const Expr *t : targets)
+        assign(t, each, nullptr);
+    }
+    break;
+  }
+  case ExprKind::Starred:
+    assign(target->operands[0], v, nullptr);
+    break;
+  case ExprKind::Subscript: {
+    // a[idx] = b: the stored tensor and a tensor index must be on a's device.
+    Value base = eval(target->operands[0]);
+    if (base.kind != Value::Kind::Tensor || !value_expr)
+      break;
+    Site site;
+    site.kind = SiteKind::IndexPut;
+    site.expr = target;
+    site.operation = "indexed assignment";
+    site.operands.push_back({target->operands[0], base.origins, false, false, true});
+    if (v.has_origins() && v.kind != Value::Kind::Tuple)
+      site.operands.push_back({value_expr, v.origins});
+    bool tensor_index = false;
+    for (size_t i = 1; i < target->operands.size(); ++i) {
+      Value idx = eval(target->operands[i]);
+      if (idx.kind == Value::Kind::Tensor) {
+        site.operands.push_back({target->operands[i], idx.origins, true});
+        tensor_index = true;
+      }
+    }
+    // With slices or numbers, `a[...] = b` is a copy_, which accepts any device.
+    if (tensor_index)
+      emit(site);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+} // namespace devlint

@@ -1,0 +1,107 @@
+#include "placement/mismatch.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "model/text.h"
+
+namespace devlint {
+namespace {
+
+bool is_activation(const Origin *o) {
+  return o->kind == OriginKind::Input || o->kind == OriginKind::Child ||
+         o->kind == OriginKind::LayerIteration || o->kind == OriginKind::Skip;
+}
+
+} // namespace
+
+bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &out) {
+  struct Grouped {
+    std::vector<std::pair<const Origin *, std::string>> groups;
+  };
+  std::vector<Grouped> operands(site.operands.size());
+  for (size_t i = 0; i < site.operands.size(); ++i) {
+    for (const Origin *o : site.operands[i].origins) {
+      std::string g = placement.group_of(*o, site.unit);
+      bool literal = starts_with(g, "literal:");
+      if (g.empty() || literal != (site.kind == SiteKind::ModelCall))
+        continue;
+      // PyTorch accepts CPU index tensors for a tensor on any device.
+      if (site.operands[i].is_index && g == "cpu")
+        continue;
+      operands[i].groups.emplace_back(o, std::move(g));
+    }
+  }
+  // An unannotated argument next to a CPU tensor is as likely a Python number as a tensor.
+  bool any_cpu = false;
+  for (const Grouped &g : operands)
+    for (const auto &p : g.groups)
+      any_cpu |= p.second == "cpu";
+  if (any_cpu)
+    for (Grouped &g : operands)
+      g.groups.erase(std::remove_if(g.groups.begin(), g.groups.end(),
+                                    [](const auto &p) { return p.first->maybe_not_tensor; }),
+                     g.groups.end());
+  // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
+  // first operand made by the model's activations (DEVICE_MODEL.md section 4).
+  size_t anchor = site.operands.size();
+  for (size_t i = 0; i < site.operands.size(); ++i)
+    if (site.operands[i].keeps_device && !operands[i].groups.empty()) {
+      anchor = i;
+      break;
+    }
+  for (size_t i = 0; i < site.operands.size() && anchor == site.operands.size(); ++i) {
+    if (operands[i].groups.empty() || site.operands[i].is_target || site.operands[i].is_index)
+      continue;
+    bool activation = std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
+                                  [](const auto &p) { return is_activation(p.first); });
+    if (activation || site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut)
+      anchor = i;
+  }
+  if (anchor == site.operands.size())
+    for (size_t i = 0; i < site.operands.size(); ++i)
+      if (!operands[i].groups.empty() && !site.operands[i].is_target) {
+        anchor = i;
+        break;
+      }
+  if (anchor == site.operands.size())
+    return false;
+  out.anchor = anchor;
+  out.anchor_origin = operands[anchor].groups.front().first;
+  for (size_t i = 0; i < site.operands.size(); ++i) {
+    if (i == anchor)
+      continue;
+    // A value joined from several paths that can sit with the anchor is only flagged for a CPU
+    // tensor made on a path of this very method: helpers' edge cases are not the caller's bug.
+    bool overlaps =
+        std::any_of(operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
+          return std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
+                             [&](const auto &theirs) { return theirs.second == mine.second; });
+        });
+    for (const auto &[origin, group] : operands[i].groups) {
+      // `group` named through an init-capture: C++17 cannot capture a structured binding.
+      bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
+                                [&, &group = group](const auto &p) { return p.second == group; });
+      if (!shared && overlaps && !(origin->kind == OriginKind::Fresh && !origin->in_helper))
+        continue;
+      if (!shared) {
+        if (!out.moved_origin) {
+          out.moved_origin = origin;
+          // Explain with an anchor origin on another device, an activation when there is one.
+          const Origin *witness = nullptr;
+          for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups)
+            if (anchor_group != group &&
+                (!witness || (is_activation(anchor_origin) && !is_activation(witness))))
+              witness = anchor_origin;
+          out.anchor_origin = witness ? witness : operands[anchor].groups.front().first;
+        }
+        out.moved.push_back(i);
+        break;
+      }
+    }
+  }
+  return !out.moved.empty();
+}
+
+} // namespace devlint

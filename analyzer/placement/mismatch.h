@@ -1,0 +1,24 @@
+// Which operands of a site may sit on different devices under the device map, and which operand
+// keeps its device (the anchor) so that the others move to it (DEVICE_MODEL.md sections 3, 4).
+#pragma once
+
+#include <vector>
+
+#include "placement/site.h"
+#include "placement/unit_placement.h"
+
+namespace devlint {
+
+// Two operands of a site that may sit on different devices, with the origins that witness it.
+struct Mismatch {
+  size_t anchor = 0;         // operand index that keeps its device
+  std::vector<size_t> moved; // operand indices that must move to the anchor's device
+  const Origin *anchor_origin = nullptr;
+  const Origin *moved_origin = nullptr;
+};
+
+// Fills `out` and returns true when some operand of `site` may sit on another device than the
+// anchor.
+bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &out);
+
+} // namespace devlint

@@ -1,0 +1,131 @@
+// Site emission: turning an operation and its operands' origins into a Site for the sink, and
+// hard-coded device events.
+#include "placement/interpreter.h"
+
+#include <string>
+#include <utility>
+
+#include "model/text.h"
+#include "model/torch_catalog.h"
+
+namespace devlint {
+
+const OriginSet *Interpreter::emit_statement_site(Site &site) {
+  if (frame_->statement && frame_->statement->kind == StmtKind::AugAssign) {
+    Expr &whole = statement_exprs_[frame_->statement];
+    whole.range = frame_->statement->range;
+    site.expr = &whole;
+  }
+  return emit(site);
+}
+
+const OriginSet *Interpreter::emit(Site &site) {
+  if (frame_->script && site.kind != SiteKind::ModelCall)
+    return nullptr; // script code is checked for literal placements only
+  site.unit = frame_->unit;
+  site.function = call_stack_.empty() ? nullptr : call_stack_.back();
+  site.file = frame_->file;
+  site.statement = frame_->statement;
+  int anchor = sink_.on_site(site);
+  if (anchor < 0)
+    return nullptr;
+  anchored_.push_back(site.operands[static_cast<size_t>(anchor)].origins);
+  return &anchored_.back();
+}
+
+void Interpreter::hardcoded(const Expr *e, std::string device) {
+  if (frame_->script || !frame_->unit)
+    return;
+  HardcodedDevice ev;
+  ev.expr = e;
+  ev.device = std::move(device);
+  ev.unit = frame_->unit;
+  ev.file = frame_->file;
+  sink_.on_hardcoded_device(ev);
+}
+
+Value Interpreter::loss_site(const Expr *call, const Args &args, std::string name) {
+  Site site;
+  site.kind = SiteKind::Loss;
+  site.expr = call;
+  site.operation = std::move(name);
+  size_t taken = 0;
+  for (size_t i = 0; i < args.positional.size() && taken < 2; ++i) {
+    const Value &v = args.positional[i];
+    if (v.kind == Value::Kind::Tensor) {
+      SiteOperand op{call->operands[i + 1], v.origins};
+      op.is_target = taken == 1;
+      site.operands.push_back(op);
+      ++taken;
+    }
+  }
+  for (const Keyword &k : call->keywords) {
+    if (taken >= 2)
+      break;
+    for (const auto &[name_, v] : args.keywords)
+      if (name_ == k.name && v.kind == Value::Kind::Tensor &&
+          (k.name == "input" || k.name == "target" || k.name == "labels" || k.name == "logits")) {
+        SiteOperand op{k.value, v.origins};
+        op.is_target = k.name == "target" || k.name == "labels";
+        site.operands.push_back(op);
+        ++taken;
+      }
+  }
+  if (site.operands.size() == 2)
+    emit(site);
+  return first_tensor(args);
+}
+
+Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &args,
+                                  std::string name, const Value *receiver) {
+  Site site;
+  site.kind = kind;
+  site.expr = call;
+  site.operation = std::move(name);
+  if (receiver && receiver->kind == Value::Kind::Tensor)
+    site.operands.push_back(
+        {call->operands[0]->operands[0], receiver->origins, false, false, true});
+  // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    const Value &v = args.positional[i];
+    if (v.kind != Value::Kind::Tensor || !v.has_origins())
+      continue;
+    site.operands.push_back({call->operands[i + 1], v.origins});
+  }
+  for (size_t k = 0; k < call->keywords.size(); ++k) {
+    const auto &[name_, v] = args.keywords[k];
+    if (v.kind == Value::Kind::Tensor && v.has_origins() &&
+        (name_ == "attn_mask" || name_ == "other" || name_ == "index" || name_ == "mask" ||
+         name_ == "src" || name_ == "input" || name_ == "weight" || name_ == "bias"))
+      site.operands.push_back({call->keywords[k].value, v.origins});
+  }
+  const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
+  if (receiver && receiver->kind == Value::Kind::Tensor)
+    return *receiver;
+  Value out;
+  out.origins = tensor_union(args);
+  out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+  return anchored_result(reported, out);
+}
+
+Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, const Value &model,
+                                     const Args &args) {
+  Site site;
+  site.kind = SiteKind::ModelCall;
+  site.expr = call;
+  site.operation = std::string(frame_->file->source->slice(model_expr->range)) + "(...)";
+  SiteOperand anchor{model_expr, model.origins};
+  anchor.keeps_device = true;
+  site.operands.push_back(anchor);
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    if (has_literal(args.positional[i]))
+      site.operands.push_back({call->operands[i + 1], args.positional[i].origins});
+  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+    if (has_literal(args.keywords[k].second))
+      site.operands.push_back({call->keywords[k].value, args.keywords[k].second.origins});
+  if (site.operands.size() > 1)
+    emit(site);
+  return first_tensor(args);
+}
+
+} // namespace devlint
