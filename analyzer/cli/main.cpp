@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   app.set_version_flag("-V,--version", std::string("devlint ") + DEVLINT_VERSION);
 
-  auto *check = app.add_subcommand("check", "Check Python model files and directories");
+  auto *check = app.add_subcommand("check", "Check PyTorch model code: Python and LibTorch C++");
   std::vector<std::string> paths;
   std::string format = "full";
   bool exit_zero = false;
@@ -151,6 +151,12 @@ int main(int argc, char **argv) {
   devlint::add_fix_flags(*check, fix_flags);
   check->add_option("--color", color, "Colorize output: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  std::string libtorch_dir, build_dir;
+  check->add_option("--libtorch", libtorch_dir,
+                    "C++: the LibTorch directory whose include/ holds torch/torch.h");
+  check->add_option("-p,--build-path", build_dir,
+                    "C++: a build directory with compile_commands.json (default: the nearest one "
+                    "above each file)");
   devlint::AdoptionFlags adoption;
   devlint::add_adoption_flags(*check, adoption);
 
@@ -229,6 +235,15 @@ int main(int argc, char **argv) {
   cli.skip_keys = skip_keys;
   cli.jobs = jobs;
   cli.force_exclude = force_exclude;
+  cli.libtorch_dir = libtorch_dir;
+  cli.build_dir = build_dir;
+  // The precompiled LibTorch header is shared by every run (and by the test suite).
+  if (const char *cache = std::getenv("DEVLINT_PCH_DIR"); cache && *cache)
+    cli.pch_dir = cache;
+  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    cli.pch_dir = std::string(xdg) + "/devlint";
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    cli.pch_dir = std::string(home) + "/.cache/devlint";
   if (report_unused)
     cli.report_unused_suppressions = true;
   if (isolated && !config_path.empty()) {

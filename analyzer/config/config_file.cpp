@@ -102,7 +102,11 @@ public:
         config.docs_url = text(node, key);
       else if (key == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
-      else if (key == "per-file-ignores") {
+      else if (key == "libtorch") {
+        if (!node.is_string())
+          fail(node, key, "expected a directory (a string)");
+        config.libtorch = *node.value<std::string>();
+      } else if (key == "per-file-ignores") {
         const toml::table *entries = node.as_table();
         if (!entries)
           fail(node, key, "expected a table of glob = [rule codes]");

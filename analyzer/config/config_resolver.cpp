@@ -102,6 +102,8 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     o.report_unused_suppressions = config->report_unused_suppressions.value_or(false);
     o.unfixable = config->unfixable.value_or(std::vector<std::string>{});
     o.unfixable_source = config->path;
+    if (config->libtorch)
+      o.cpp.libtorch_dir = (fs::path(config->directory) / *config->libtorch).string();
   }
   // The command line wins: --select replaces, the others add.
   if (cli.select)
@@ -135,6 +137,10 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   }
   o.force_exclude = cli.force_exclude;
   o.jobs = cli.jobs;
+  if (!cli.libtorch_dir.empty())
+    o.cpp.libtorch_dir = cli.libtorch_dir;
+  o.cpp.build_dir = cli.build_dir;
+  o.cpp.pch_dir = cli.pch_dir;
   return o;
 }
 

@@ -26,6 +26,9 @@ struct CommandLineSettings {
   std::vector<PerFileIgnore> per_file_ignores;
   bool force_exclude = false;
   unsigned jobs = 0;
+  std::string libtorch_dir; // --libtorch
+  std::string build_dir;    // -p
+  std::string pch_dir;      // where the precompiled LibTorch header is cached
 };
 
 enum class ConfigDiscovery {

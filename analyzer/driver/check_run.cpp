@@ -16,6 +16,7 @@
 #include "driver/result_cache.h"
 #include "driver/source_reading.h"
 #include "findings/suppressions.h"
+#include "frontend/cpp/cpp_frontend.h"
 #include "frontend/python/python_frontend.h"
 #include "placement/placement_analysis.h"
 #include "placement/unit_placement.h"
@@ -65,6 +66,41 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   return filter_findings(checker.take_findings(), reported, options, diagnostics);
 }
 
+// Header files a run has already reported through another translation unit: each is reported
+// once, by the first unit that includes it.
+struct HeaderClaims {
+  std::mutex mutex;
+  std::unordered_set<std::string> claimed;
+  bool claim(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return claimed.insert(path).second;
+  }
+};
+
+// One C++ translation unit: its own package (the main file and the project headers it
+// includes). Claimed headers move to `kept`, so findings in them outlive the call.
+std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &options,
+                                    const SourceTexts *texts, HeaderClaims *claims,
+                                    std::vector<std::unique_ptr<SourceFile>> *kept,
+                                    std::vector<Diagnostic> &diagnostics, bool &error) {
+  CppUnit unit = lower_cpp(main, options.cpp, texts);
+  for (Diagnostic &d : unit.diagnostics) {
+    error |= d.severity == Severity::Error;
+    diagnostics.push_back(std::move(d));
+  }
+  std::vector<const SourceFile *> reported{&main};
+  if (claims && kept)
+    for (auto &header : unit.headers)
+      if (header->path != main.path && claims->claim(header->path))
+        reported.push_back(header.get());
+  std::vector<Finding> findings = check_lowered(unit.syntax, reported, options, &diagnostics);
+  if (kept)
+    for (auto &header : unit.headers)
+      if (std::find(reported.begin(), reported.end(), header.get()) != reported.end())
+        kept->push_back(std::move(header));
+  return findings;
+}
+
 } // namespace
 
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,
@@ -73,9 +109,30 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                                    std::vector<Diagnostic> *diagnostics) {
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
-  for (const SourceFile *source : sources)
+  std::vector<const SourceFile *> python_reported;
+  std::vector<Finding> findings;
+  for (const SourceFile *source : sources) {
+    if (source->language == Language::Cpp) {
+      // Each C++ translation unit is its own package.
+      if (!reported_set.count(source))
+        continue;
+      std::vector<Diagnostic> unit_diagnostics;
+      bool error = false;
+      for (Finding &f :
+           check_cpp_unit(*source, options, nullptr, nullptr, nullptr, unit_diagnostics, error))
+        findings.push_back(std::move(f));
+      if (diagnostics)
+        diagnostics->insert(diagnostics->end(), unit_diagnostics.begin(), unit_diagnostics.end());
+      continue;
+    }
     syntax.push_back(lower_source(*source, reported_set.count(source) ? diagnostics : nullptr));
-  return check_lowered(syntax, reported, options, diagnostics);
+    if (reported_set.count(source))
+      python_reported.push_back(source);
+  }
+  if (!syntax.empty())
+    for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics))
+      findings.push_back(std::move(f));
+  return findings;
 }
 
 std::vector<Finding> filter_findings(std::vector<Finding> findings,
@@ -134,6 +191,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
+  HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
   size_t files_done = 0, files_total = 0;
@@ -153,11 +211,23 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           out.diagnostics.push_back(d);
           continue;
         }
-        if (jobs[i]->by_content.count(path) && !looks_like_model_code(file->text))
+        bool cpp = file->language == Language::Cpp;
+        if (jobs[i]->by_content.count(path) &&
+            !(cpp ? uses_libtorch(path, file->text) : looks_like_model_code(file->text)))
           continue; // found in a directory, and not model code: not devlint's to check
         ++out.checked;
         if (file->text.empty())
           continue;
+        if (cpp) {
+          // A translation unit is its own package: everything it uses is in what it includes.
+          // Not cached: the result depends on headers the cache key does not see.
+          if (!options.discover_only)
+            for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
+                                             &out.files, out.diagnostics, out.error))
+              out.findings.push_back(std::move(f));
+          out.files.push_back(std::move(file));
+          continue;
+        }
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
       }
@@ -188,13 +258,17 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         if (cache)
           key = cache->package_key(reported, context, package_options);
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
-          out.findings = std::move(cached->findings);
+          for (Finding &f : cached->findings)
+            out.findings.push_back(std::move(f));
           for (Diagnostic &d : cached->diagnostics)
             out.diagnostics.push_back(std::move(d));
         } else {
-          out.findings = check_lowered(syntax, reported, package_options, &analysis_diagnostics);
+          std::vector<Finding> findings =
+              check_lowered(syntax, reported, package_options, &analysis_diagnostics);
           if (cache)
-            cache->store(key, reported, out.findings, analysis_diagnostics);
+            cache->store(key, reported, findings, analysis_diagnostics);
+          for (Finding &f : findings)
+            out.findings.push_back(std::move(f));
           for (Diagnostic &d : analysis_diagnostics)
             out.diagnostics.push_back(std::move(d));
         }

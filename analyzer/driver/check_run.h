@@ -12,6 +12,7 @@
 #include "driver/source_reading.h"
 #include "findings/finding.h"
 #include "findings/site_checker.h"
+#include "frontend/cpp/cpp_frontend.h"
 #include "model/module_model.h"
 
 namespace devlint {
@@ -39,6 +40,7 @@ struct CheckOptions {
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
+  CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
   // Run-wide (read from the options given to check_paths, not per directory): the result cache
   // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
   // and a callback after each package, for progress bars (called under a lock).

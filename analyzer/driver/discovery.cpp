@@ -1,9 +1,11 @@
 #include "driver/discovery.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include "driver/path_patterns.h"
 #include "driver/source_reading.h"
+#include "frontend/cpp/cpp_frontend.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -28,6 +30,40 @@ bool default_included_by_name(const fs::path &p) {
 
 bool looks_like_model_code(const std::string &text) {
   return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
+}
+
+// The default `include` for C++: sources that include a LibTorch header.
+bool includes_torch_header(const std::string &text) {
+  for (const char *header : {"<torch/", "\"torch/", "<ATen/", "\"ATen/"})
+    for (size_t pos = text.find(header); pos != std::string::npos;
+         pos = text.find(header, pos + 1)) {
+      size_t line = text.rfind('\n', pos);
+      size_t start = line == std::string::npos ? 0 : line + 1;
+      std::string_view before(text.data() + start, pos - start);
+      if (before.find("#include") != std::string_view::npos ||
+          before.find("# include") != std::string_view::npos)
+        return true;
+    }
+  return false;
+}
+
+bool uses_libtorch(const std::string &path, const std::string &text) {
+  if (includes_torch_header(text))
+    return true;
+  for (size_t pos = text.find("#include \""); pos != std::string::npos;
+       pos = text.find("#include \"", pos + 1)) {
+    size_t begin = pos + 10, end = text.find('"', begin);
+    if (end == std::string::npos || text.find('\n', begin) < end)
+      continue;
+    fs::path header = fs::path(path).parent_path() / text.substr(begin, end - begin);
+    std::ifstream in(header, std::ios::binary);
+    std::string head(1 << 16, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (includes_torch_header(head))
+      return true;
+  }
+  return false;
 }
 
 std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
@@ -88,7 +124,8 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
             continue;
           }
           ec.clear();
-          if (entry.extension() != ".py" ||
+          bool cpp = is_cpp_source_path(entry.string());
+          if ((entry.extension() != ".py" && !cpp) ||
               any_glob_matches(here.exclude, entry.string(), here.base_directory))
             continue;
           fs::file_status target = item.status(ec);
@@ -100,7 +137,7 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
           if (fs::is_directory(target))
             continue; // a symlink to a directory named like a file: not followed
           bool by_name = here.include.empty()
-                             ? default_included_by_name(entry)
+                             ? !cpp && default_included_by_name(entry)
                              : any_glob_matches(here.include, entry.string(), here.base_directory);
           if (!by_name && !here.include.empty())
             continue;

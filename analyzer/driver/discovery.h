@@ -30,5 +30,8 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
 
 // Files kept by content rather than by name: only those that use torch.
 bool looks_like_model_code(const std::string &text);
+// C++ sources kept by content: those that include a torch header, directly or through a project
+// header they include with quotes (one level: `#include "model.h"` including torch/torch.h).
+bool uses_libtorch(const std::string &path, const std::string &text);
 
 } // namespace devlint

@@ -1,5 +1,7 @@
 #include "driver/source_reading.h"
 
+#include "frontend/cpp/cpp_frontend.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -8,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "frontend/cpp/cpp_frontend.h"
 #include "model/paths.h"
 #include "model/utf8.h"
 
@@ -40,6 +43,8 @@ SourceRange position_of(const SourceFile &file, uint32_t offset) {
 
 std::unique_ptr<SourceFile> source_from_text(const std::string &path, const std::string &text) {
   auto file = std::make_unique<SourceFile>();
+  file->language =
+      is_cpp_source_path(path) || is_cpp_header_path(path) ? Language::Cpp : Language::Python;
   file->path = path;
   file->display_path = display_path(path);
   file->text = text;
@@ -117,6 +122,8 @@ std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::stri
     return nullptr;
   };
   auto file = std::make_unique<SourceFile>();
+  file->language =
+      is_cpp_source_path(path) || is_cpp_header_path(path) ? Language::Cpp : Language::Python;
   file->path = path;
   file->display_path = diagnostic.path;
   std::string &text = file->text;

@@ -11,4 +11,7 @@ namespace devlint {
 // One phrase naming `origin` as seen from `site`'s function.
 std::string describe_origin(const Origin &origin, const Site &site);
 
+// Names as a C++ reader writes them: `torch::ones` for `torch.ones`, `fc` for `self.fc`.
+std::string cpp_spelling(std::string text);
+
 } // namespace devlint

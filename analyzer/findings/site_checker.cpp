@@ -68,7 +68,8 @@ int SiteChecker::on_site(const Site &site) {
   f.range = site.expr->range;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op = "`" + site.operation + "`";
+  std::string op =
+      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
   f.message = op + " combines `" + shorten_snippet(file.slice(moved_expr->range)) + "` (" +
               describe_origin(*m.moved_origin, site) + ") with `" +
               shorten_snippet(file.slice(anchor_expr->range)) + "` (" +

@@ -284,16 +284,34 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
     }
     return;
   }
-  // clang-tidy-style `NOLINT`, `NOLINT(check, ...)`, `NOLINTNEXTLINE(...)`.
+  // clang-tidy-style `NOLINT`, `NOLINT(check, ...)`, `NOLINTNEXTLINE(...)`,
+  // `NOLINTBEGIN(...)` ... `NOLINTEND(...)`.
   for (size_t at = body.find("NOLINT"); at != std::string_view::npos;
        at = body.find("NOLINT", at)) {
     size_t i = at + 6;
     bool next_line = starts_with_at(body, i, "NEXTLINE");
-    if (next_line)
-      i += 8;
-    auto scope = next_line ? Suppression::Scope::NextLine : Suppression::Scope::Line;
+    bool begin = !next_line && starts_with_at(body, i, "BEGIN");
+    bool end = !next_line && !begin && starts_with_at(body, i, "END");
+    i += next_line ? 8 : begin ? 5 : end ? 3 : 0;
+    auto scope = next_line ? Suppression::Scope::NextLine
+                 : begin   ? Suppression::Scope::Range
+                 : end     ? Suppression::Scope::Range
+                           : Suppression::Scope::Line;
+    // NOLINTEND closes the last NOLINTBEGIN with the same checks (parse_suppressions pairs
+    // them); it silences nothing itself.
+    auto add_end = [&](std::vector<std::string> codes) {
+      Suppression close;
+      close.scope = Suppression::Scope::Range;
+      close.closes_range = true;
+      close.line = line;
+      close.codes = std::move(codes);
+      out.push_back(std::move(close));
+    };
     if (i >= body.size() || body[i] != '(') {
-      add(scope, at, i - at, {}, true);
+      if (end)
+        add_end({});
+      else
+        add(scope, at, i - at, {}, true);
       at = i;
       continue;
     }
@@ -311,7 +329,10 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
       else if (check.rfind("devlint-", 0) == 0)
         codes.push_back(check.substr(8));
     }
-    if (all)
+    if (end) {
+      if (all || !codes.empty()) // otherwise another tool's range
+        add_end(all ? std::vector<std::string>{} : std::move(codes));
+    } else if (all)
       add(scope, at, close + 1 - at, {}, true);
     else if (!codes.empty())
       add(scope, at, close + 1 - at, std::move(codes), false);
@@ -332,6 +353,8 @@ bool covers(const Suppression &s, const Finding &f) {
   case Suppression::Scope::Line:
   case Suppression::Scope::NextLine:
     return s.line >= f.range.line && s.line <= std::max(f.range.line, f.range.end_line);
+  case Suppression::Scope::Range:
+    return f.range.line >= s.line && f.range.line <= s.end_line;
   }
   return false;
 }
@@ -401,7 +424,29 @@ std::vector<Suppression> parse_suppressions(const SourceFile &file) {
   std::vector<Suppression> out;
   for (const Comment &c : cpp ? cpp_comments(file.text) : python_comments(file.text))
     parse_comment(file, c, cpp, out);
-  return out;
+  if (!cpp)
+    return out;
+  // Pair each NOLINTEND with the last open NOLINTBEGIN naming the same checks; a NOLINTBEGIN
+  // left open runs to the end of the file.
+  std::vector<Suppression> paired;
+  std::vector<size_t> open;
+  for (Suppression &s : out) {
+    if (s.closes_range) {
+      for (size_t k = open.size(); k-- > 0;)
+        if (paired[open[k]].codes == s.codes) {
+          paired[open[k]].end_line = s.line;
+          open.erase(open.begin() + static_cast<std::ptrdiff_t>(k));
+          break;
+        }
+      continue;
+    }
+    if (s.scope == Suppression::Scope::Range) {
+      s.end_line = file.line_count();
+      open.push_back(paired.size());
+    }
+    paired.push_back(std::move(s));
+  }
+  return paired;
 }
 
 std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,

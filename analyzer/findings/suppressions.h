@@ -2,8 +2,9 @@
 //   Python:  `# noqa`, `# noqa: DL001, DL002`, `# devlint: ignore[DL001]` on a line the finding
 //            spans; `# devlint: noqa: DL001` or `# devlint: ignore-file[DL001]` on a line of its
 //            own silences the whole file (no codes: every rule).
-//   C++:     `// NOLINT(devlint-DL001)`, `// NOLINTNEXTLINE(devlint-cross-device-concat)`, and the
-//            `// devlint: ...` forms above.
+//   C++:     `// NOLINT(devlint-DL001)`, `// NOLINTNEXTLINE(devlint-cross-device-concat)`,
+//            `// NOLINTBEGIN(devlint-DL001)` ... `// NOLINTEND(devlint-DL001)` (the lines between,
+//            as clang-tidy), and the `// devlint: ...` forms above.
 // Codes may be given as rule codes or rule names. A suppression that silences nothing can be
 // reported as DL900 (unused-suppression), with a fix that removes it.
 #pragma once
@@ -17,12 +18,14 @@
 namespace devlint {
 
 struct Suppression {
-  enum class Scope { Line, NextLine, File };
+  enum class Scope { Line, NextLine, File, Range };
   Scope scope = Scope::Line;
   uint32_t line = 0;              // the line it silences (for File: the line it is written on)
+  uint32_t end_line = 0;          // Range: the NOLINTEND's line (the file's end if none)
   SourceRange comment;            // the directive's text, for DL900 and its fix
   std::vector<std::string> codes; // empty: every rule
   bool shared_with_other_tools = false; // a bare `# noqa` or `NOLINT` also serves other linters
+  bool closes_range = false;            // a NOLINTEND while parsing (never returned)
   // The whole comment holding the directive (byte offsets), so that removing the directive
   // never leaves the rest of the comment outside a comment.
   uint32_t comment_begin = 0;

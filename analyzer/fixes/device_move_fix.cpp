@@ -276,15 +276,23 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
   return {};
 }
 
+std::string device_of(const SourceFile &file, const std::string &anchor) {
+  return anchor + (file.language == Language::Cpp ? ".device()" : ".device");
+}
+
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor) {
-  const std::string target = anchor + ".device";
+  return move_to_device_text_edit(file, operand, device_of(file, anchor));
+}
+
+TextEdit move_to_device_text_edit(const SourceFile &file, const Expr *operand,
+                                  const std::string &target) {
   // `0.5 * x`, `1 - w`: the number goes anywhere, move the tensor.
   if (operand->kind == ExprKind::BinaryOp && operand->text != "@") {
     if (is_number(operand->operands[0]) && !is_number(operand->operands[1]))
-      return move_to_device_edit(file, operand->operands[1], anchor);
+      return move_to_device_text_edit(file, operand->operands[1], target);
     if (is_number(operand->operands[1]) && !is_number(operand->operands[0]))
-      return move_to_device_edit(file, operand->operands[0], anchor);
+      return move_to_device_text_edit(file, operand->operands[0], target);
   }
   if (operand->kind == ExprKind::Call && operand->operands[0]->kind == ExprKind::Attribute &&
       !is_module_function(operand->operands[0])) {
@@ -333,8 +341,31 @@ TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
 
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,
                                               const std::string &anchor) {
+  bool cpp = file.language == Language::Cpp;
+  // Memory that from_blob wraps is where it is: only a move after it changes the device.
+  if (cpp && constructor && constructor->text == "from_blob")
+    return std::nullopt;
+  return create_on_device_text_edit(file, constructor, device_of(file, anchor));
+}
+
+std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const Expr *constructor,
+                                                   const std::string &device_text) {
   if (!constructor || constructor->kind != ExprKind::Call || constructor->keyword("device"))
     return std::nullopt;
+  bool cpp = file.language == Language::Cpp;
+  if (cpp && constructor->text == "from_blob")
+    return TextEdit{constructor->range.end, constructor->range.end, ".to(" + device_text + ")"};
+  if (cpp)
+    if (const Keyword *options = constructor->keyword("options")) {
+      // The options argument carries the dtype: give it the device as well.
+      std::string_view written = file.slice(options->value->range);
+      std::string device = ".device(" + device_text + ")";
+      if (written.rfind("torch::TensorOptions()", 0) == 0 ||
+          written.rfind("at::TensorOptions()", 0) == 0 || written.rfind("torch::dtype(", 0) == 0)
+        return TextEdit{options->value->range.end, options->value->range.end, device};
+      return TextEdit{options->value->range.begin, options->value->range.end,
+                      "torch::TensorOptions(" + std::string(written) + ")" + device};
+    }
   std::string_view text = file.slice(constructor->range);
   if (text.empty() || text.back() != ')')
     return std::nullopt;
@@ -348,7 +379,7 @@ std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr
   bool has_args = constructor->operands.size() > 1 || !constructor->keywords.empty();
   bool trailing_comma = cursor > constructor->range.begin && file.text[cursor - 1] == ',';
   std::string insert = has_args && !trailing_comma ? ", " : (trailing_comma ? " " : "");
-  insert += "device=" + anchor + ".device";
+  insert += cpp ? "torch::TensorOptions().device(" + device_text + ")" : "device=" + device_text;
   return TextEdit{cursor, cursor, insert};
 }
 
@@ -447,6 +478,9 @@ std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &st
                                           const Expr *operand, const std::string &anchor) {
   if (statement.kind != StmtKind::Assign && statement.kind != StmtKind::AugAssign &&
       statement.kind != StmtKind::Expr && statement.kind != StmtKind::Return)
+    return std::nullopt;
+  // A C++ variable may be const or a reference to something shared: move it in place only.
+  if (file.language == Language::Cpp)
     return std::nullopt;
   const Expr *base = moved_base(operand);
   if (!base)

@@ -22,6 +22,13 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor);
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor);
 
+// The same with the target device written out (`torch::Device("cuda:1")`).
+TextEdit move_to_device_text_edit(const SourceFile &file, const Expr *operand,
+                                  const std::string &target);
+
+// `a.device` (Python) or `a.device()` (C++).
+std::string device_of(const SourceFile &file, const std::string &anchor);
+
 // The expression of `function` (outside nested definitions) that spans exactly `range`.
 const Expr *find_expr(const FunctionDef &function, const SourceRange &range);
 
@@ -47,5 +54,9 @@ std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &st
 // `torch.zeros(n)` -> `torch.zeros(n, device=<anchor>.device)`.
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,
                                               const std::string &anchor);
+
+// The same with the device written out; C++'s from_blob gets `.to(device)` after it.
+std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const Expr *constructor,
+                                                   const std::string &device_text);
 
 } // namespace devlint

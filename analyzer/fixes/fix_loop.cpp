@@ -104,11 +104,12 @@ private:
     auto allowed_here = [this](const Finding &f) { return allowed(f); };
     for (auto &[path, findings] : by_path) {
       const SourceFile &file = *findings.front()->file;
+      const bool python = file.language == Language::Python;
       for (;;) {
         AppliedFixes applied = apply_fixes(file.text, findings, allowed_here);
         if (applied.text == file.text)
           break;
-        auto problem = fix_pass_problem(file.text, applied.text, applied.edits);
+        auto problem = fix_pass_problem(file.text, applied.text, applied.edits, python);
         if (!problem) {
           changes[path] = {&file, std::move(applied)};
           break;
@@ -117,7 +118,7 @@ private:
         bool blamed = false;
         for (const Finding *f : applied.applied_findings) {
           AppliedFixes alone = apply_fixes(file.text, {f}, allowed_here);
-          if (auto own = fix_pass_problem(file.text, alone.text, alone.edits)) {
+          if (auto own = fix_pass_problem(file.text, alone.text, alone.edits, python)) {
             drop(*f, *own);
             blamed = true;
           }

@@ -28,7 +28,8 @@ std::string line_of(const std::string &text, size_t offset) {
 } // namespace
 
 std::optional<std::string> fix_pass_problem(const std::string &before, const std::string &after,
-                                            const std::vector<TextEdit> &edits) {
+                                            const std::vector<TextEdit> &edits,
+                                            bool python_tokens) {
   // The edited text must be exactly the unedited bytes with the replacements in between.
   size_t cursor = 0, expected_size = before.size();
   for (const TextEdit &e : edits) {
@@ -39,6 +40,21 @@ std::optional<std::string> fix_pass_problem(const std::string &before, const std
   }
   if (after.size() != expected_size)
     return std::string("it changed bytes outside its edits");
+  if (!python_tokens) {
+    size_t old_pos = 0, new_pos = 0;
+    for (const TextEdit &e : edits) {
+      if (before.compare(old_pos, e.begin - old_pos, after, new_pos, e.begin - old_pos) != 0)
+        return "it changed bytes outside its edits (" + line_of(before, old_pos) + ")";
+      new_pos += e.begin - old_pos;
+      if (after.compare(new_pos, e.replacement.size(), e.replacement) != 0)
+        return "its edits were not applied as written (" + line_of(before, e.begin) + ")";
+      new_pos += e.replacement.size();
+      old_pos = e.end;
+    }
+    if (before.compare(old_pos, std::string::npos, after, new_pos, std::string::npos) != 0)
+      return "it changed bytes outside its edits (" + line_of(before, old_pos) + ")";
+    return std::nullopt;
+  }
   PythonTokens old_tokens = classify_python_bytes(before);
   PythonTokens new_tokens = classify_python_bytes(after);
   if (new_tokens.syntax_errors > old_tokens.syntax_errors)

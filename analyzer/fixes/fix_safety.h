@@ -13,9 +13,11 @@
 namespace devlint {
 
 // Why applying `edits` (sorted, non-overlapping, offsets into `before`) to `before`, which gave
-// `after`, cannot be kept; nullopt when it can.
+// `after`, cannot be kept; nullopt when it can. The token checks read Python; for other
+// languages (C++: its fixed outputs are compiled in the test suite) only the bytes are checked.
 std::optional<std::string> fix_pass_problem(const std::string &before, const std::string &after,
-                                            const std::vector<TextEdit> &edits);
+                                            const std::vector<TextEdit> &edits,
+                                            bool python_tokens = true);
 
 // Where an offset of the edited text was before the edits; an offset inside an inserted text maps
 // to the start of its edit. Used to tell a finding the fixes moved from one they added.

@@ -48,17 +48,71 @@ std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch 
   return std::nullopt;
 }
 
+// Where code is placed explicitly (LibTorch), a model placed on a literal device takes its inputs
+// there: make each input on that device (or move it), written out (a module has no `.device()`).
+void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &m) {
+  const SourceFile &file = *site.file->source;
+  const Origin *placed = nullptr;
+  for (const Origin *o : site.operands[m.anchor].origins)
+    if (o->kind == OriginKind::LiteralDevice)
+      placed = o;
+  if (!placed || site.operands[m.anchor].origins.size() != 1) {
+    finding.no_fix_reason = "the model's device is not one known device";
+    return;
+  }
+  std::string label(placed->label);
+  std::string device = label == "cuda" ? "torch::kCUDA" : "torch::Device(\"" + label + "\")";
+  Fix fix;
+  for (size_t i : m.moved) {
+    const Expr *operand = site.operands[i].expr;
+    if (!operand || operand->range.end <= operand->range.begin)
+      continue;
+    // A tensor made on the CPU for the model is best made (or, for from_blob's host memory,
+    // moved) where it is made: the operand may be a container of such tensors.
+    const OriginSet &origins = site.operands[i].origins;
+    const Origin *fresh = origins.size() == 1 && origins[0]->kind == OriginKind::Fresh &&
+                                  origins[0]->label != "cpu" && origins[0]->file == site.file &&
+                                  site.function
+                              ? origins[0]
+                              : nullptr;
+    if (const Expr *made = fresh ? find_expr(*site.function, fresh->range) : nullptr)
+      if (auto edit = create_on_device_text_edit(file, made, device)) {
+        fix.edits.push_back(*edit);
+        continue;
+      }
+    if (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
+        origins[0]->range.end == operand->range.end) {
+      fix.edits.push_back(move_to_device_text_edit(file, operand, device));
+      continue;
+    }
+    finding.no_fix_reason = "the input is not made in this function, where it could be placed";
+    return;
+  }
+  if (fix.edits.empty()) {
+    finding.no_fix_reason = "the operand is not a single expression at the site";
+    return;
+  }
+  fix.title = "Move `" + shorten_snippet(file.slice(site.operands[m.moved.front()].expr->range)) +
+              "` to the model's device `" + device + "`";
+  finding.fix = std::move(fix);
+}
+
 } // namespace
 
 void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, const Mismatch &m) {
   const SourceFile &file = *site.file->source;
+  if (site.kind == SiteKind::ModelCall && site.file->explicit_placement) {
+    attach_model_input_fix(finding, site, m);
+    return;
+  }
   if (strategy == FixStrategy::None) {
     finding.no_fix_reason = "the right device depends on intent";
     return;
   }
   std::string anchor = device_anchor_text(file, site.operands[m.anchor].expr);
   if (anchor.empty()) {
-    finding.no_fix_reason = "no operand is a plain name whose `.device` could anchor the move";
+    finding.no_fix_reason = "no operand is a plain name whose `" + device_of(file, "").substr(1) +
+                            "` could anchor the move";
     return;
   }
   Fix fix;
@@ -82,12 +136,14 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     return;
   }
   const Expr *first = site.operands[m.moved.front()].expr;
-  fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" + anchor + ".device`";
+  fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" +
+              device_of(file, anchor) + "`";
   if (created && fix.edits.size() == 1)
     fix.title = "Create `" + shorten_snippet(file.slice(first->range)) + "` on the device of `" +
                 anchor + "`";
   if (m.moved.size() > 1)
-    fix.title = "Move " + std::to_string(m.moved.size()) + " operands to `" + anchor + ".device`";
+    fix.title =
+        "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
   // A list built elsewhere has no per-element expression to move.
   if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
     finding.no_fix_reason = "the tensors are collected in a list built elsewhere";

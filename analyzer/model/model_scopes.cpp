@@ -67,9 +67,14 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       add_unique(package.skip_keys, package.skip_key_set, k);
     }
   }
+  std::unordered_map<size_t, bool> explicit_placement;
+  for (size_t i = 0; i < files.size(); ++i)
+    explicit_placement[root(i)] = explicit_placement[root(i)] || files[i]->explicit_placement;
   for (auto &[r, scope] : scope_of_root) {
+    // Code placed only by explicit moves (LibTorch) is never split by a device map.
     scope->supports_device_map =
-        !has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty();
+        !explicit_placement[r] &&
+        (!has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty());
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     for (const std::string &k : overrides.extra_skip_keys)

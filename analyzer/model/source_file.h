@@ -18,7 +18,12 @@ struct SourceRange {
   uint32_t end_column = 0;
 };
 
+// The language a file is written in: it picks the frontend, the device model (Python code may be
+// dispatched by accelerate, LibTorch C++ code is placed explicitly) and the syntax of fixes.
+enum class Language : uint8_t { Python, Cpp };
+
 struct SourceFile {
+  Language language = Language::Python;
   std::string path;         // as given on the command line (or found under a directory)
   std::string display_path; // relative path used in reports
   std::string text;

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -74,6 +75,7 @@ enum class StmtKind : uint8_t {
 };
 
 struct FunctionDef;
+struct SyntaxFile;
 struct ClassDef;
 
 struct Stmt {
@@ -108,6 +110,12 @@ struct FunctionDef {
   std::vector<Expr *> decorators;
   bool is_staticmethod = false;
   const ClassDef *owner = nullptr;
+  // Driver code outside any module, as at a Python script's top level (C++'s `main` and its
+  // helpers): a model placed on a device there is called with tensors placed elsewhere.
+  bool runs_as_script = false;
+  // The file holding the body when it is not the file of its class (a C++ method defined out of
+  // line, in a .cpp, for a class declared in a header).
+  const SyntaxFile *body_file = nullptr;
 };
 
 struct ClassDef {
@@ -132,6 +140,12 @@ struct SyntaxFile {
   std::vector<FunctionDef *> functions; // top-level functions
   std::vector<ImportedName> imports;
   std::vector<SourceRange> syntax_errors;
+  // Code is placed only by explicit moves (LibTorch C++): no device map splits a module.
+  bool explicit_placement = false;
+
+  // Text a frontend synthesizes (a C++ device literal, a class name from a header): nodes may
+  // point into it as into the source.
+  std::string_view intern(std::string s) { return strings_.emplace_back(std::move(s)); }
   // Where nesting went deeper than the frontend follows (see python_frontend.cpp): the code
   // inside was not analyzed. Only the first such place is kept.
   std::vector<SourceRange> too_deep;
@@ -148,6 +162,7 @@ struct SyntaxFile {
   }
 
 private:
+  std::deque<std::string> strings_;
   std::deque<Expr> exprs;
   std::deque<Stmt> stmts;
   std::deque<FunctionDef> functions_storage;

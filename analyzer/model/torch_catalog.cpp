@@ -9,10 +9,11 @@ namespace {
 
 const std::unordered_set<std::string_view> &tensor_constructors() {
   static const std::unordered_set<std::string_view> names = {
-      "zeros",         "ones",      "empty",      "full",         "arange",       "range",
-      "tensor",        "as_tensor", "rand",       "randn",        "randint",      "randperm",
-      "eye",           "linspace",  "logspace",   "tril_indices", "triu_indices", "from_numpy",
-      "empty_strided", "Tensor",    "LongTensor", "FloatTensor",  "BoolTensor",   "IntTensor"};
+      "zeros",        "ones",         "empty",      "full",          "arange",
+      "range",        "tensor",       "as_tensor",  "rand",          "randn",
+      "randint",      "randperm",     "eye",        "linspace",      "logspace",
+      "tril_indices", "triu_indices", "from_numpy", "empty_strided", "Tensor",
+      "LongTensor",   "FloatTensor",  "BoolTensor", "IntTensor",     "from_blob"};
   return names;
 }
 

@@ -21,11 +21,16 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     std::vector<std::pair<const Origin *, std::string>> groups;
   };
   std::vector<Grouped> operands(site.operands.size());
+  bool explicit_placement = site.file && site.file->explicit_placement;
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
       std::string g = placement.group_of(*o, site.unit);
       bool literal = starts_with(g, "literal:");
-      if (g.empty() || literal != (site.kind == SiteKind::ModelCall))
+      // Literal devices are the model's business in script code: where a model is called, and,
+      // where code is placed explicitly (LibTorch), wherever script code combines tensors.
+      bool explicit_script = explicit_placement && !site.unit;
+      if (g.empty() || (literal && site.kind != SiteKind::ModelCall && !explicit_script) ||
+          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && g == "cpu")))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
       if (site.operands[i].is_index && g == "cpu")

@@ -29,7 +29,7 @@ Interpreter::Interpreter(const Package &pkg, const PlacementModel &placement, Si
       file_of_[f] = file;
     for (const ClassDef *c : file->classes)
       for (const FunctionDef *m : c->methods)
-        file_of_[m] = file;
+        file_of_[m] = m->body_file ? m->body_file : file;
   }
 }
 
@@ -116,6 +116,7 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
   frame.unit = unit;
   frame.function = fn;
   frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
+  frame.script = fn->runs_as_script;
   Frame *saved = frame_;
   frame_ = &frame;
   bool method = unit && !fn->is_staticmethod;

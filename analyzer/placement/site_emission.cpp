@@ -2,6 +2,7 @@
 // hard-coded device events.
 #include "placement/interpreter.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -20,8 +21,11 @@ const OriginSet *Interpreter::emit_statement_site(Site &site) {
 }
 
 const OriginSet *Interpreter::emit(Site &site) {
-  if (frame_->script && site.kind != SiteKind::ModelCall)
-    return nullptr; // script code is checked for literal placements only
+  // Python script code is checked for literal placements only; where code is placed
+  // explicitly (LibTorch), script code combining placed tensors is checked like any code.
+  if (frame_->script && site.kind != SiteKind::ModelCall &&
+      !(frame_->file && frame_->file->explicit_placement))
+    return nullptr;
   site.unit = frame_->unit;
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
   site.file = frame_->file;
@@ -117,14 +121,26 @@ Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, c
   SiteOperand anchor{model_expr, model.origins};
   anchor.keeps_device = true;
   site.operands.push_back(anchor);
+  // Where code is placed explicitly (LibTorch), a tensor made on the CPU is placed too.
+  bool explicit_placement = frame_->file && frame_->file->explicit_placement;
+  auto placed = [&](const Value &v) {
+    OriginSet all = origins_of(v);
+    return has_literal(v) ||
+           (explicit_placement && std::any_of(all.begin(), all.end(), [](const Origin *o) {
+              return o->kind == OriginKind::Fresh;
+            }));
+  };
   for (size_t i = 0; i < args.positional.size(); ++i)
-    if (has_literal(args.positional[i]))
-      site.operands.push_back({call->operands[i + 1], args.positional[i].origins});
+    if (placed(args.positional[i]))
+      site.operands.push_back({call->operands[i + 1], origins_of(args.positional[i])});
   for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
-    if (has_literal(args.keywords[k].second))
+    if (placed(args.keywords[k].second))
       site.operands.push_back({call->keywords[k].value, args.keywords[k].second.origins});
   if (site.operands.size() > 1)
     emit(site);
+  // The outputs of a model placed on one device sit there.
+  if (explicit_placement)
+    return model;
   return first_tensor(args);
 }
 

@@ -1,0 +1,53 @@
+// C++ frontend: parses a LibTorch translation unit with Clang (the typed AST: overloaded tensor
+// operators, `auto`, module holders) and lowers it into the program model (model/syntax.h), so
+// that the module model, the placement analysis, the rules and the fixes run unchanged
+// (docs/CPP_DEVICE_MODEL.md). Nothing after this stage sees Clang.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "findings/finding.h"
+#include "model/syntax.h"
+
+namespace devlint {
+
+// Whether devlint was built with the C++ frontend (CMake option DEVLINT_CPP).
+bool cpp_frontend_available();
+
+bool is_cpp_source_path(const std::string &path); // .cpp .cc .cxx
+bool is_cpp_header_path(const std::string &path); // .h .hh .hpp .hxx
+
+struct CppSettings {
+  std::string libtorch_dir; // a LibTorch distribution (DIR/include); empty: detect
+  std::string build_dir;    // -p: a directory holding compile_commands.json; empty: walk up
+  std::string pch_dir;      // where the shared precompiled torch header lives; empty: no PCH
+};
+
+// One translation unit, lowered: syntax[0] is the main file, then each project header it
+// includes (headers of the system and of LibTorch are context only, never lowered).
+struct CppUnit {
+  std::vector<std::unique_ptr<SourceFile>> headers; // the project headers read for this unit
+  std::vector<std::unique_ptr<SyntaxFile>> syntax;
+  std::vector<Diagnostic> diagnostics;
+  bool missing_headers = false; // an #include could not be found: the run must exit with 2
+};
+
+// Texts that stand in for files on disk (the fix loop's fixed texts), by path.
+using CppTexts = std::unordered_map<std::string, std::string>;
+
+// Parses and lowers `main`. Safe to call from several threads at once.
+CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings,
+                  const CppTexts *texts = nullptr);
+
+// Builds the shared precompiled header for the default flags now (the test suite and `bench/`
+// prepare it once); returns its path, or an empty string with `error` filled.
+std::string prepare_cpp_pch(const CppSettings &settings, std::string &error);
+
+// The default compiler arguments devlint uses for a file without a compile_commands.json entry
+// (without the file itself and without the PCH), for `bench/` to compare with clang++.
+std::vector<std::string> default_cpp_arguments(const CppSettings &settings);
+
+} // namespace devlint

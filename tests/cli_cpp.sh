@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The C++ (LibTorch) side of the command line, end to end: directory discovery (sources that
+# include a torch header), a header's finding reported once through two including files,
+# NOLINT suppressions, code that does not compile (one warning, still analyzed), missing headers
+# (one clear error, exit 2, other files still checked) and compile_commands.json found by walking
+# up or given with -p.
+set -u
+devlint="$1"
+source "$(dirname "$0")/cli_lib.sh"
+
+mkdir -p "$tmp/proj/include" "$tmp/proj/src"
+cat >"$tmp/proj/include/gated_mlp.h" <<'EOF'
+#pragma once
+#include <torch/torch.h>
+
+struct GatedMlpImpl : torch::nn::Module {
+  explicit GatedMlpImpl(int64_t width) {
+    up = register_module("up", torch::nn::Linear(width, 4 * width));
+    down = register_module("down", torch::nn::Linear(4 * width, width));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    auto gate = torch::rand({x.size(0), 1});
+    return down(torch::gelu(up(x))) * gate;
+  }
+  torch::nn::Linear up{nullptr}, down{nullptr};
+};
+TORCH_MODULE(GatedMlp);
+EOF
+cat >"$tmp/proj/src/train.cpp" <<'EOF'
+#include <torch/torch.h>
+#include "../include/gated_mlp.h"
+
+torch::Tensor step(torch::Tensor x) {
+  GatedMlp mlp(8);
+  mlp->to(torch::kCUDA);
+  auto noise = torch::randn({4, 8});
+  auto out = mlp(x.to(torch::kCUDA) + noise.to(torch::kCUDA));
+  auto bias = torch::zeros({4, 8});
+  auto a = out + bias; // NOLINT(devlint-DL005)
+  // NOLINTNEXTLINE(devlint-fresh-tensor-device)
+  auto b = out - bias;
+  // NOLINTBEGIN(devlint-DL005)
+  auto c = out * bias;
+  auto d = out / bias;
+  // NOLINTEND(devlint-DL005)
+  auto e = out + bias;
+  return a + b + c + d + e;
+}
+EOF
+cat >"$tmp/proj/src/serve.cpp" <<'EOF'
+#include "../include/gated_mlp.h"
+
+torch::Tensor serve() {
+  GatedMlp mlp(8);
+  mlp->to(torch::kCUDA);
+  return mlp(torch::ones({1, 8}));
+}
+EOF
+# Not a LibTorch file: not picked up from a directory.
+printf 'int helper() { return 1; }\n' >"$tmp/proj/src/util.cpp"
+
+run 1 "a C++ directory is checked" -- "$devlint" check --output-format concise "$tmp/proj"
+out=$(cat "$tmp/out")
+count() { grep -c "$1" <<<"$out" || true; }
+[ "$(count 'gated_mlp.h:11:.*DL005')" = 1 ] || { echo "FAIL: the header's finding, once: $out"; fail=1; }
+[ "$(count 'train.cpp:17:.*DL005')" = 1 ] || { echo "FAIL: the finding after NOLINTEND: $out"; fail=1; }
+[ "$(count 'train.cpp:1[0-6]:')" = 0 ] || { echo "FAIL: NOLINT forms did not suppress: $out"; fail=1; }
+[ "$(count 'serve.cpp:6:.*DL008')" = 1 ] || { echo "FAIL: the model fed a CPU tensor: $out"; fail=1; }
+[ "$(count 'util.cpp')" = 0 ] || { echo "FAIL: a file without torch was checked: $out"; fail=1; }
+[ "$(count 'Found 3 errors')" = 1 ] || { echo "FAIL: expected 3 findings: $out"; fail=1; }
+
+# Code that does not compile: one warning with the first error, what Clang recovered is checked.
+mkdir -p "$tmp/broken"
+cat >"$tmp/broken/broken.cpp" <<'EOF'
+#include <torch/torch.h>
+
+torch::Tensor broken(torch::Tensor x) {
+  auto y = undefined_helper(x);
+  torch::Tensor weights = torch::ones({3});
+  weights = weights.cuda();
+  return weights + torch::zeros({3});
+}
+EOF
+run 1 "code that does not compile is analyzed where Clang recovers" -- \
+  "$devlint" check --output-format concise "$tmp/broken/broken.cpp"
+grep -q "does not compile (1 error(s), first at broken.cpp:4" "$tmp/err" ||
+  { echo "FAIL: no compile warning"; cat "$tmp/err"; fail=1; }
+grep -q "broken.cpp:7:.*DL005" "$tmp/out" || { echo "FAIL: nothing analyzed"; cat "$tmp/out"; fail=1; }
+
+# Missing headers: one error saying what to pass, exit 2, the other files still checked.
+mkdir -p "$tmp/missing"
+printf '#include <torch/torch.h>\n#include "config/settings.h"\nint main() { return 0; }\n' \
+  >"$tmp/missing/app.cpp"
+run 2 "a missing project header exits 2" -- \
+  "$devlint" check --output-format concise "$tmp/missing/app.cpp" "$tmp/proj/src/serve.cpp"
+grep -q "app.cpp:2:.*'config/settings.h' file not found.*-p BUILD_DIR" "$tmp/err" ||
+  { echo "FAIL: unclear missing-header error"; cat "$tmp/err"; fail=1; }
+grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: other files not checked"; fail=1; }
+run 2 "LibTorch not found under --libtorch exits 2" -- \
+  "$devlint" check --libtorch "$tmp/no-libtorch" "$tmp/proj/src/serve.cpp"
+grep -q "torch/torch.h' file not found; LibTorch's headers were not found: pass \`--libtorch DIR\`" \
+  "$tmp/err" || { echo "FAIL: unclear LibTorch error"; cat "$tmp/err"; fail=1; }
+[ "$(grep -c 'error' "$tmp/err")" = 1 ] || { echo "FAIL: more than one error"; cat "$tmp/err"; fail=1; }
+
+# compile_commands.json: found by walking up from the file, or given with -p.
+mkdir -p "$tmp/cc/src" "$tmp/cc/include/net" "$tmp/cc/build"
+printf '#pragma once\ninline int width() { return 4; }\n' >"$tmp/cc/include/net/config.h"
+printf '#include "net/config.h"\nint main() { return width(); }\n' >"$tmp/cc/src/net.cpp"
+run 2 "without compile_commands.json the include is missing" -- \
+  "$devlint" check "$tmp/cc/src/net.cpp"
+cat >"$tmp/cc/build/compile_commands.json" <<EOF
+[{"directory": "$tmp/cc/build", "file": "$tmp/cc/src/net.cpp",
+  "arguments": ["c++", "-std=c++17", "-I$tmp/cc/include", "-c", "$tmp/cc/src/net.cpp", "-o", "net.o"]}]
+EOF
+run 0 "-p BUILD_DIR gives the real flags" -- "$devlint" check -p "$tmp/cc/build" "$tmp/cc/src/net.cpp"
+cp "$tmp/cc/build/compile_commands.json" "$tmp/cc/compile_commands.json"
+run 0 "compile_commands.json found walking up" -- "$devlint" check "$tmp/cc/src/net.cpp"
+
+exit $fail

@@ -1,0 +1,158 @@
+// C++ fixture tests: every fixtures/cpp/X.cpp is compiled against the real LibTorch headers (with
+// the shared precompiled header in the build directory) and states its expected findings inline,
+// on the line before the site:
+//   // ruleid: DL008      a DL008 finding must start on the next code line
+//   // ok: DL008          no DL008 finding may start there
+// Any finding without a `ruleid` annotation fails the test. `X.cpp.fixed` is the expected result
+// of --fix; it must still compile (`clang++ -fsyntax-only` with the same flags) and be stable.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "driver/check_run.h"
+#include "fixes/fix_loop.h"
+#include "frontend/cpp/cpp_frontend.h"
+
+namespace fs = std::filesystem;
+
+namespace devlint {
+namespace {
+
+std::vector<fs::path> cpp_fixtures() {
+  std::vector<fs::path> out;
+  fs::path dir = fs::path(DEVLINT_FIXTURES_DIR) / "cpp";
+  for (const auto &entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".cpp")
+      out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CheckOptions cpp_options() {
+  CheckOptions options;
+  options.cpp.pch_dir = DEVLINT_TEST_PCH_DIR;
+  options.jobs = 1;
+  return options;
+}
+
+using Expected = std::set<std::pair<uint32_t, std::string>>;
+
+void parse_annotations(const SourceFile &file, Expected &must, Expected &must_not) {
+  std::vector<std::pair<bool, std::string>> pending;
+  for (uint32_t line = 1; line <= file.line_count(); ++line) {
+    std::string_view text = file.line_text(line);
+    size_t first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos)
+      continue;
+    std::string_view body = text.substr(first);
+    for (auto [marker, positive] : {std::pair{"// ruleid:", true}, std::pair{"// ok:", false}}) {
+      std::string_view m(marker);
+      if (body.substr(0, m.size()) == m) {
+        std::stringstream codes{std::string(body.substr(m.size()))};
+        std::string code;
+        while (std::getline(codes, code, ',')) {
+          code.erase(0, code.find_first_not_of(' '));
+          code.erase(code.find_last_not_of(' ') + 1);
+          pending.emplace_back(positive, code);
+        }
+      }
+    }
+    if (body.substr(0, 2) == "//")
+      continue;
+    for (auto &[positive, code] : pending)
+      (positive ? must : must_not).insert({line, code});
+    pending.clear();
+  }
+}
+
+class CppFixtureTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CppFixtureTest, FindingsMatchAnnotations) {
+  const fs::path path = GetParam();
+  CheckResult result = check_paths({path.string()}, cpp_options());
+  for (const Diagnostic &d : result.diagnostics)
+    ADD_FAILURE() << "diagnostic: " << d.path << ": " << d.message;
+  ASSERT_EQ(result.files_checked, 1u);
+  const SourceFile &file = *result.files.front();
+  Expected must, must_not;
+  parse_annotations(file, must, must_not);
+  EXPECT_FALSE(must.empty() && must_not.empty()) << path << " has no ruleid/ok annotations";
+  Expected actual;
+  for (const Finding &f : result.findings) {
+    ASSERT_EQ(f.file->path, file.path) << "a finding outside the fixture";
+    actual.insert({f.range.line, f.code});
+    EXPECT_TRUE(must.count({f.range.line, f.code}))
+        << path.filename() << ":" << f.range.line << ": unexpected " << f.code << ": " << f.message;
+  }
+  for (const auto &m : must)
+    EXPECT_TRUE(actual.count(m)) << path.filename() << ":" << m.first << ": expected " << m.second
+                                 << ", not reported";
+  for (const auto &m : must_not)
+    EXPECT_FALSE(actual.count(m)) << path.filename() << ":" << m.first;
+}
+
+// `clang++-14 -fsyntax-only` with devlint's own default flags and the same precompiled header.
+int compile_syntax_only(const fs::path &file) {
+  std::string error;
+  std::string pch = prepare_cpp_pch(cpp_options().cpp, error);
+  std::string command = "clang++-14";
+  std::vector<std::string> args = default_cpp_arguments(cpp_options().cpp);
+  for (size_t i = 1; i < args.size(); ++i)
+    command += " '" + args[i] + "'";
+  if (!pch.empty())
+    command += " -include-pch '" + pch + "'";
+  command += " -x c++ '" + file.string() + "'";
+  return std::system(command.c_str());
+}
+
+TEST_P(CppFixtureTest, FixesProduceExpectedOutputThatCompiles) {
+  const fs::path original = GetParam();
+  fs::path expected = original.string() + ".fixed";
+  // Fix a copy: the loop re-analyzes the fixed text until nothing changes.
+  fs::path dir = fs::temp_directory_path() / ("devlint-cpp-fix-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path copy = dir / original.filename();
+  fs::copy_file(original, copy, fs::copy_options::overwrite_existing);
+  FixLoopResult fixed = fix_until_stable({copy.string()}, cpp_options(), nullptr, {});
+  fs::remove_all(dir);
+  if (!fs::exists(expected)) {
+    EXPECT_TRUE(fixed.files.empty())
+        << original.filename() << " has fixable findings but no .cpp.fixed expects them";
+    if (!HasFailure())
+      GTEST_SKIP() << "no fixable findings and no .cpp.fixed";
+    return;
+  }
+  ASSERT_EQ(fixed.files.size(), 1u);
+  EXPECT_TRUE(fixed.converged);
+  EXPECT_EQ(fixed.files.front().fixed, read(expected)) << "fixed output of " << original;
+  for (const Finding &f : fixed.remaining.findings)
+    EXPECT_FALSE(f.fix.has_value())
+        << "still fixable after --fix: " << f.code << " line " << f.range.line;
+  if (std::system("command -v clang++-14 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "clang++-14 is not installed: the fixed output's compile check is skipped";
+  EXPECT_EQ(compile_syntax_only(expected), 0) << expected << " does not compile";
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<fs::path> &info) {
+  std::string name = info.param.stem().string();
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(CppFixtures, CppFixtureTest, ::testing::ValuesIn(cpp_fixtures()),
+                         fixture_name);
+
+} // namespace
+} // namespace devlint
