@@ -320,12 +320,15 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     result.files_not_checked += out.not_checked;
     result.had_error |= out.error;
   }
-  std::stable_sort(result.findings.begin(), result.findings.end(),
-                   [](const Finding &a, const Finding &b) {
-                     return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
-                            std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
-                   });
+  sort_findings(result.findings);
   return result;
+}
+
+void sort_findings(std::vector<Finding> &findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
+           std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
+  });
 }
 
 } // namespace devlint
