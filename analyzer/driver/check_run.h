@@ -85,6 +85,9 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics = nullptr);
 
+// The order of every report: by path, line, column and code.
+void sort_findings(std::vector<Finding> &findings);
+
 // Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
 // suppression comments (and DL900), and `unfixable`. Malformed suppressions are reported in
 // `diagnostics` when it is given.

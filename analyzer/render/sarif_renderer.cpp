@@ -204,7 +204,7 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
       result["relatedLocations"] = related;
     }
     if (f.fix)
-      result["fixes"] = {sarif_fix(f)};
+      result["fixes"] = json::array({sarif_fix(f)}); // not `= {x}`: clang makes that x itself
     results.push_back(std::move(result));
   }
 
