@@ -132,6 +132,13 @@ int SiteChecker::on_site(const Site &site) {
   related(m.anchor_origin, "`" + shorten_snippet(file.slice(anchor_expr->range)) +
                                "`: " + describe_origin(*m.anchor_origin, site));
   attach_site_fix(f, rule->info().fix, site, m);
+  if (site.unit)
+    f.unit_class = std::string(site.unit->name);
+  for (auto [origin, expr] :
+       {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
+    f.operand_origins.push_back({static_cast<uint8_t>(origin->kind), std::string(origin->label),
+                                 origin->earlier_iteration,
+                                 std::string(shorten_snippet(file.slice(expr->range)))});
   findings_.push_back(std::move(f));
   return anchor;
 }
@@ -157,6 +164,10 @@ void SiteChecker::on_hardcoded_device(const HardcodedDevice &event) {
               "`: under a device map this module may run on any GPU; take the device from a "
               "tensor in scope";
   f.no_fix_reason = "the right device depends on intent";
+  f.unit_class = std::string(event.unit->name);
+  f.operand_origins.push_back(
+      {static_cast<uint8_t>(OriginKind::LiteralDevice), event.device, false, event.device});
+  f.operand_origins.push_back({static_cast<uint8_t>(OriginKind::Input), "", false, "its inputs"});
   findings_.push_back(std::move(f));
 }
 

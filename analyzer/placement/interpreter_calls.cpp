@@ -545,6 +545,13 @@ Value Interpreter::eval_call(const Expr *call) {
     return module_call(target, call, args);
   if (target.kind == Value::Kind::LossFunction)
     return loss_site(call, args, "loss function");
+  // `self.language_model.get_input_embeddings()(ids)`: what a submodule's method returned and is
+  // then called is part of that submodule, on its device, not a pass-through of `ids`.
+  if (callee->kind == ExprKind::Call && target.kind == Value::Kind::Tensor &&
+      target.has_origins() &&
+      std::all_of(target.origins.begin(), target.origins.end(),
+                  [](const Origin *o) { return o->kind == OriginKind::Child; }))
+    return target;
   if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
                                    args.positional[0].kind == Value::Kind::ModuleItem)) {
     Args rest = args;
