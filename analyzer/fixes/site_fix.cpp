@@ -185,9 +185,10 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     return;
   }
   // The fix keeps the file's style: a move that makes a line too long goes on a line of its own,
-  // out of simple statements only; otherwise there is no fix.
+  // out of simple statements only; otherwise there is no fix. C++ fixes are left to clang-format
+  // to wrap, as clang-tidy's are.
   size_t limit = fix_line_limit(file);
-  if (!fits_line_limit(file, fix.edits, limit)) {
+  if (file.language == Language::Python && !fits_line_limit(file, fix.edits, limit)) {
     std::vector<TextEdit> hoisted;
     for (const Expr *operand : moved_operands) {
       auto edit = created || !site.statement || site.file->explicit_placement
