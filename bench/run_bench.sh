@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times devlint over a directory of model files next to tree-sitter parsing alone on one thread.
-# Usage: bench/run_bench.sh [DIR] [BUILD_DIR]   (env: RUNS=3, JOBS= passes -j to devlint)
-# Targets (README): devlint wall time <= 1.25 x parse-only time, peak RSS <= 300 MB.
+# Usage: bench/run_bench.sh [DIR] [BUILD_DIR]   (env: RUNS=3, JOBS= passes -j to the all-cores run)
+# Targets (README): devlint wall time <= 0.50 x parse-only time on all cores (two), <= 1.00 x with
+# -j 1 (one thread), peak RSS <= 300 MB.
 set -euo pipefail
 dir=${1:-/work/corpus/transformers}
 build=${2:-build}
@@ -38,35 +39,55 @@ lines=$(sed -E 's/.*lines=([0-9]+).*/\1/' <<<"$out")
 bytes=$(sed -E 's/.*bytes=([0-9]+).*/\1/' <<<"$out")
 
 # --no-cache: this measures the analysis; bench/cache_bench.sh measures the result cache.
-cmd=("$devlint" check --no-cache --exit-zero --output-format concise)
-[ -z "$jobs" ] || cmd+=(-j "$jobs")
-cmd+=("$dir")
-best_wall=""
+# Two configurations: every core (JOBS, default one thread per core) and one thread (-j 1).
+# time_devlint JOBS: best wall and best CPU (user+sys) of RUNS runs; peak RSS into peak_rss.
 peak_rss=0
-for _ in $(seq "$runs"); do
-  if ! /usr/bin/time -f '%e %M' -o "$tmp/time" "${cmd[@]}" > /dev/null 2> "$tmp/err"; then
-    echo "bench: devlint failed: ${cmd[*]}" >&2
-    tail -n 20 "$tmp/err" >&2
-    exit 1
-  fi
-  read -r wall rss < "$tmp/time"
-  if smaller "$wall" "$best_wall"; then best_wall=$wall; fi
-  # Peak memory: the largest of the runs, so the target has to hold on every one.
-  if [ "$rss" -gt "$peak_rss" ]; then peak_rss=$rss; fi
-done
+time_devlint() {
+  local cmd=("$devlint" check --no-cache --exit-zero --output-format concise)
+  [ -z "$1" ] || cmd+=(-j "$1")
+  cmd+=("$dir")
+  best_wall=""
+  best_cpu=""
+  for _ in $(seq "$runs"); do
+    if ! /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "${cmd[@]}" > /dev/null 2> "$tmp/err"; then
+      echo "bench: devlint failed: ${cmd[*]}" >&2
+      tail -n 20 "$tmp/err" >&2
+      exit 1
+    fi
+    read -r wall user sys rss < "$tmp/time"
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
+    if smaller "$wall" "$best_wall"; then best_wall=$wall; fi
+    if smaller "$cpu" "$best_cpu"; then best_cpu=$cpu; fi
+    # Peak memory: the largest of the runs, so the target has to hold on every one.
+    if [ "$rss" -gt "$peak_rss" ]; then peak_rss=$rss; fi
+  done
+}
+time_devlint "$jobs"
+wall_all=$best_wall
+cpu_all=$best_cpu
+time_devlint 1
+wall_one=$best_wall
+cpu_one=$best_cpu
 
-awk -v f="$nfiles" -v l="$lines" -v b="$bytes" -v p="$best_parse" -v w="$best_wall" \
-  -v r="$peak_rss" -v runs="$runs" -v jobs="${jobs:-default}" -v cores="$(nproc)" 'BEGIN {
+awk -v f="$nfiles" -v l="$lines" -v b="$bytes" -v p="$best_parse" -v wa="$wall_all" \
+  -v w1="$wall_one" -v ca="$cpu_all" -v c1="$cpu_one" -v r="$peak_rss" -v runs="$runs" \
+  -v jobs="${jobs:-default}" -v cores="$(nproc)" 'BEGIN {
   if (p <= 0) p = 0.001
-  if (w <= 0) w = 0.01
-  ratio = w / p
+  if (wa <= 0) wa = 0.01
+  if (w1 <= 0) w1 = 0.01
+  ra = wa / p
+  r1 = w1 / p
   mb = r / 1024
   printf "files            %d\n", f
   printf "lines            %d\n", l
   printf "size             %.1f MB\n", b / 1e6
   printf "parse-only       %.2f s (tree-sitter, 1 thread, best of %d)\n", p, runs
-  printf "devlint          %.2f s (wall, best of %d; -j %s, %d cores)\n", w, runs, jobs, cores
-  printf "ratio            %.2f (target <= 1.25): %s\n", ratio, ratio <= 1.25 ? "ok" : "MISSED"
-  printf "throughput       %.0f files/s, %.0f lines/s\n", f / w, l / w
+  printf "devlint          %.2f s (wall, best of %d; -j %s, %d cores), %.2f s CPU\n", wa, runs,
+    jobs, cores, ca
+  printf "devlint -j 1     %.2f s (wall, best of %d), %.2f s CPU\n", w1, runs, c1
+  printf "ratio            %.2f (all cores; target <= 0.50): %s\n", ra, ra <= 0.5 ? "ok" : "MISSED"
+  printf "ratio -j 1       %.2f (one thread; target <= 1.00): %s\n", r1, r1 <= 1.0 ? "ok" : "MISSED"
+  printf "throughput       %.0f files/s, %.0f lines/s\n", f / wa, l / wa
   printf "peak RSS         %.0f MB (target <= 300): %s\n", mb, mb <= 300 ? "ok" : "MISSED"
+  if (cores < 2) print "note             one core: the all-cores target assumes two"
 }'

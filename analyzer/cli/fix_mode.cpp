@@ -56,15 +56,14 @@ FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOp
   FixLoopSettings settings;
   settings.unsafe_fixes = unsafe_fixes;
   FixLoopResult run = fix_until_stable(paths, options, per_directory, settings);
-  for (const std::string &file : run.reverted)
-    std::cerr << "warning: " << file
-              << ": its fixes would have introduced a syntax error, so it was left unchanged "
-                 "(a devlint bug; please report it)\n";
-  if (!run.converged)
-    std::cerr << "warning: fixes still changed the code after " << settings.max_passes
-              << " passes; the rest were not applied\n";
+  // A dropped fix is a devlint bug the checks caught: say which rule, and fail the run.
+  for (const DroppedFix &d : run.dropped)
+    std::cerr << "warning: " << d.display_path << ":" << d.line << ": the fix of " << d.code
+              << (d.rule_name.empty() ? "" : " (" + d.rule_name + ")")
+              << " was not applied: " << d.reason << " (a devlint bug; please report it)\n";
 
   FixModeOutcome outcome;
+  outcome.fixes_dropped = !run.dropped.empty();
   std::vector<const FixedFile *> done;
   for (const FixedFile &file : run.files) {
     if (flags.diff) {
@@ -112,7 +111,7 @@ FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOp
 
 int fix_mode_exit_code(const FixModeOutcome &outcome, const CheckResult &reported,
                        const FixFlags &flags, bool exit_zero) {
-  if (reported.had_error || outcome.failed)
+  if (reported.had_error || outcome.failed || outcome.fixes_dropped)
     return kExitError;
   if (exit_zero)
     return kExitClean;

@@ -30,10 +30,11 @@ struct FixFlags {
 void add_fix_flags(CLI::App &check, FixFlags &flags);
 
 struct FixModeOutcome {
-  CheckResult result;   // what is left to report (findings of the fixed files)
-  size_t fixed = 0;     // fixes applied to files written (or shown as a diff)
-  bool changed = false; // a file was written (or a diff printed)
-  bool failed = false;  // a fixed file could not be written
+  CheckResult result;         // what is left to report (findings of the fixed files)
+  size_t fixed = 0;           // fixes applied to files written (or shown as a diff)
+  bool changed = false;       // a file was written (or a diff printed)
+  bool failed = false;        // a fixed file could not be written
+  bool fixes_dropped = false; // the fix loop refused a fix (fixes/fix_loop.h): exit 2
 };
 
 // Fixes `paths` until stable, then writes the changed files (--fix, --fix-only) or prints their
@@ -45,8 +46,8 @@ FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOp
 
 // Ruff's exit codes: with --fix, 1 while findings remain; with --diff, 1 when there is a diff;
 // --exit-non-zero-on-fix makes any fix count as 1; --exit-zero makes all of these 0; 2 when the
-// run failed or a file could not be written. `reported` is the result the findings came from
-// (outcome.result, moved out).
+// run failed, a file could not be written or a fix was dropped. `reported` is the result the
+// findings came from (outcome.result, moved out).
 int fix_mode_exit_code(const FixModeOutcome &outcome, const CheckResult &reported,
                        const FixFlags &flags, bool exit_zero);
 

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "cli/adoption.h"
+#include "cli/devmap_command.h"
 #include "cli/fix_mode.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "driver/result_cache.h"
+#include "placement/device_map_simulation.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 #include "server/lsp_server.h"
@@ -127,6 +129,25 @@ int main(int argc, char **argv) {
   check->add_flag("--report-unused-suppressions", report_unused,
                   "Report suppression comments that silence nothing (DL900)");
   check->add_flag("--exit-zero", exit_zero, "Exit with 0 even when findings are reported");
+  devlint::PlacementSettings placement;
+  std::string min_level = "warning";
+  bool no_placement = false;
+  check
+      ->add_option("--gpus", placement.gpus,
+                   "Report only sites whose operands device_map=\"auto\" on N GPUs separates")
+      ->check(CLI::Range(1, 1024));
+  check->add_option("--max-memory", placement.max_memory,
+                    "As --gpus, for accelerate's max_memory (0=20GiB,1=24GiB,cpu=64GiB)");
+  check->add_option("--device-map", placement.device_map,
+                    "As --gpus, for this map (JSON dict, .json file, FILE.py[:FUNCTION])");
+  check->add_option("--model-config", placement.model_config,
+                    "The model's config.json for sizes (default: config.json beside the code)");
+  check->add_option("--dtype", placement.dtype, "bf16, fp16, fp32... (default: torch_dtype)");
+  check->add_option("--min-level", min_level, "Report `error` findings only, or `warning` too")
+      ->check(CLI::IsMember({"error", "warning"}))
+      ->capture_default_str();
+  check->add_flag("--no-placement", no_placement,
+                  "Do not rank findings by simulated placements (every finding an error)");
   check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -175,12 +196,18 @@ int main(int argc, char **argv) {
   rule->add_option("--write-docs", docs_directory,
                    "Write every rule's doc to DIR/<CODE>.md and an index to DIR/index.md");
 
+  devlint::DevmapFlags devmap_flags;
+  auto *devmap = devlint::add_devmap_command(app, devmap_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     int code = app.exit(e);
     return code == 0 ? kExitClean : kExitError;
   }
+
+  if (devmap->parsed())
+    return devlint::run_devmap(devmap_flags);
 
   if (server->parsed())
     return devlint::run_language_server(std::cin, std::cout);
@@ -235,6 +262,16 @@ int main(int argc, char **argv) {
   cli.skip_keys = skip_keys;
   cli.jobs = jobs;
   cli.force_exclude = force_exclude;
+  placement.enabled = !no_placement;
+  if (!placement.max_memory.empty()) {
+    try {
+      devlint::parse_max_memory(placement.max_memory);
+    } catch (const std::invalid_argument &e) {
+      std::cerr << "devlint: error: --max-memory: " << e.what() << "\n";
+      return kExitError;
+    }
+  }
+  cli.placement = placement;
   cli.libtorch_dir = libtorch_dir;
   cli.build_dir = build_dir;
   // The precompiled LibTorch header is shared by every run (and by the test suite).
@@ -338,6 +375,12 @@ int main(int argc, char **argv) {
     }
   }
   std::ostream &out = output_file.empty() ? std::cout : file_out;
+  if (min_level == "error")
+    result.findings.erase(std::remove_if(result.findings.begin(), result.findings.end(),
+                                         [](const devlint::Finding &f) {
+                                           return f.level == devlint::FindingLevel::Warning;
+                                         }),
+                          result.findings.end());
   if (adoption.silent) // the exit code tells
     out.flush();
   else if (adoption.statistics)

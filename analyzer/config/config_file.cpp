@@ -217,7 +217,14 @@ std::string read_config_text(const std::string &given_path, const std::string &p
 
 std::optional<ConfigFile> load_config_file(const std::string &given_path) {
   std::string path = shown_path(given_path);
-  std::string text = read_config_text(given_path, path);
+  return load_config_text(read_config_text(given_path, path), given_path, path);
+}
+
+std::optional<ConfigFile> load_config_text(std::string_view text_view,
+                                           const std::string &given_path,
+                                           const std::string &shown) {
+  std::string path = shown.empty() ? given_path : shown;
+  std::string text(text_view);
   uint32_t deep_line = 0;
   if (deepest_dotted_line(text, deep_line) > kMaxDottedKeyParts)
     throw ConfigError(path, deep_line, "",

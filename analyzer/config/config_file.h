@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "driver/check_run.h"
@@ -36,6 +37,11 @@ struct ConfigFile {
 // Reads a configuration file. Returns nullopt for a pyproject.toml without [tool.devlint].
 // Throws ConfigError for a syntax error, an unknown key or a value of the wrong type.
 std::optional<ConfigFile> load_config_file(const std::string &path);
+
+// The same for text already read (`path` names the file: its name decides whether the settings
+// sit under [tool.devlint], its directory anchors globs; `shown` is the path for messages).
+std::optional<ConfigFile> load_config_text(std::string_view text, const std::string &path,
+                                           const std::string &shown = {});
 
 // The configuration file in `directory` itself, in Ruff's order of precedence: .devlint.toml,
 // devlint.toml, then pyproject.toml if it has [tool.devlint].

@@ -137,6 +137,7 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   }
   o.force_exclude = cli.force_exclude;
   o.jobs = cli.jobs;
+  o.placement = cli.placement;
   if (!cli.libtorch_dir.empty())
     o.cpp.libtorch_dir = cli.libtorch_dir;
   o.cpp.build_dir = cli.build_dir;

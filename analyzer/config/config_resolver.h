@@ -26,9 +26,10 @@ struct CommandLineSettings {
   std::vector<PerFileIgnore> per_file_ignores;
   bool force_exclude = false;
   unsigned jobs = 0;
-  std::string libtorch_dir; // --libtorch
-  std::string build_dir;    // -p
-  std::string pch_dir;      // where the precompiled LibTorch header is cached
+  PlacementSettings placement; // --gpus, --max-memory, --device-map, --model-config, --dtype
+  std::string libtorch_dir;    // --libtorch
+  std::string build_dir;       // -p
+  std::string pch_dir;         // where the precompiled LibTorch header is cached
 };
 
 enum class ConfigDiscovery {

@@ -63,7 +63,12 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   PlacementModel placement(*package);
   SiteChecker checker(placement, options.selection, reported_set);
   analyze_package(*package, placement, checker);
-  return filter_findings(checker.take_findings(), reported, options, diagnostics);
+  std::vector<Finding> findings = checker.take_findings();
+  if (!files.empty() && files.front()->source)
+    place_findings(findings, *package,
+                   std::filesystem::path(files.front()->source->path).parent_path().string(),
+                   options.placement, diagnostics);
+  return filter_findings(std::move(findings), reported, options, diagnostics);
 }
 
 // Header files a run has already reported through another translation unit: each is reported
@@ -197,8 +202,27 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   size_t files_done = 0, files_total = 0;
   for (const PackageJob *job : jobs)
     files_total += job->paths.size();
+  // Threads take the largest packages (by bytes on disk) first, so that no large one starts last
+  // and leaves the other threads idle. Outputs keep the discovery order, so the report is the same.
+  std::vector<size_t> schedule(jobs.size());
+  {
+    std::vector<uintmax_t> bytes(jobs.size(), 0);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      schedule[i] = i;
+      if (jobs.size() < 2)
+        break;
+      for (const std::string &path : jobs[i]->paths) {
+        std::error_code ec;
+        uintmax_t size = fs::file_size(path, ec);
+        bytes[i] += ec ? 0 : size;
+      }
+    }
+    std::stable_sort(schedule.begin(), schedule.end(),
+                     [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+  }
   auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
+    for (size_t n = next++; n < jobs.size(); n = next++) {
+      const size_t i = schedule[n];
       PackageOutput &out = outputs[i];
       const CheckOptions &package_options = *jobs[i]->options;
       std::vector<const SourceFile *> reported;
@@ -301,12 +325,15 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     result.files_not_checked += out.not_checked;
     result.had_error |= out.error;
   }
-  std::stable_sort(result.findings.begin(), result.findings.end(),
-                   [](const Finding &a, const Finding &b) {
-                     return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
-                            std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
-                   });
+  sort_findings(result.findings);
   return result;
+}
+
+void sort_findings(std::vector<Finding> &findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.file->display_path, a.range.line, a.range.column, a.code) <
+           std::tie(b.file->display_path, b.range.line, b.range.column, b.code);
+  });
 }
 
 } // namespace devlint

@@ -11,6 +11,7 @@
 
 #include "driver/source_reading.h"
 #include "findings/finding.h"
+#include "findings/placement_rank.h"
 #include "findings/site_checker.h"
 #include "frontend/cpp/cpp_frontend.h"
 #include "model/module_model.h"
@@ -40,6 +41,7 @@ struct CheckOptions {
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
   std::string unfixable_source;            // where `unfixable` was set, for the note
+  PlacementSettings placement;             // ranking/narrowing by simulated placements
   CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
   // Run-wide (read from the options given to check_paths, not per directory): the result cache
   // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
@@ -82,6 +84,9 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics = nullptr);
+
+// The order of every report: by path, line, column and code.
+void sort_findings(std::vector<Finding> &findings);
 
 // Applies what follows the analysis to the findings of `reported` files: per-file-ignores,
 // suppression comments (and DL900), and `unfixable`. Malformed suppressions are reported in

@@ -111,7 +111,7 @@ std::string ResultCache::package_key(const std::vector<const SourceFile *> &repo
                                      const std::vector<const SourceFile *> &context,
                                      const CheckOptions &options) const {
   CacheKeyBuilder key;
-  key.add("devlint-result-cache/1").add(build_identity_);
+  key.add("devlint-result-cache/2").add(build_identity_);
   // Settings that change what a package reports. A setting added to CheckOptions that changes
   // findings must be added here too.
   const RuleSelection &selection = options.selection;
@@ -128,6 +128,22 @@ std::string ResultCache::package_key(const std::vector<const SourceFile *> &repo
   key.add(options.report_unused_suppressions ? 1 : 0);
   add_strings(key, options.unfixable);
   key.add(options.unfixable_source);
+  const PlacementSettings &placement = options.placement;
+  key.add(placement.enabled ? 1 : 0)
+      .add(static_cast<uint64_t>(placement.gpus))
+      .add(placement.max_memory);
+  key.add(placement.device_map).add(placement.model_config).add(placement.dtype);
+  for (const std::string &input :
+       {placement.device_map.substr(0, placement.device_map.find(".py:") == std::string::npos
+                                           ? std::string::npos
+                                           : placement.device_map.find(".py:") + 3),
+        placement.model_config}) {
+    std::ifstream in(input, std::ios::binary);
+    std::ostringstream text;
+    if (!input.empty() && in)
+      text << in.rdbuf();
+    key.add(text.str());
+  }
   // The files, by path (per-file-ignores match it, reports print it) and content.
   for (const auto *files : {&reported, &context}) {
     key.add(files->size());
@@ -146,6 +162,13 @@ std::string ResultCache::package_key(const std::vector<const SourceFile *> &repo
       names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   add_strings(key, names);
+  for (const std::string &name : names) // the configuration class decides parameter shapes
+    if (name.rfind("configuration_", 0) == 0) {
+      std::ifstream in(fs::path(directory.empty() ? "." : directory) / name, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      key.add(text.str());
+    }
   std::ifstream config(fs::path(directory.empty() ? "." : directory) / "config.json",
                        std::ios::binary);
   std::ostringstream config_text;
@@ -181,6 +204,8 @@ ResultCache::load(const std::string &key, const std::vector<const SourceFile *> 
         f.origins.push_back({o.at("path"), range_from(o.at("range")), o.at("message")});
       f.why = j.at("why");
       f.no_fix_reason = j.at("no_fix_reason");
+      f.level = j.at("warning").get<bool>() ? FindingLevel::Warning : FindingLevel::Error;
+      f.placement = j.at("placement");
       if (const json &fix = j.at("fix"); !fix.is_null()) {
         Fix x;
         int applicability = fix.at("applicability");
@@ -247,6 +272,8 @@ void ResultCache::store(const std::string &key, const std::vector<const SourceFi
                               {"origins", origins},
                               {"why", f.why},
                               {"no_fix_reason", f.no_fix_reason},
+                              {"warning", f.level == FindingLevel::Warning},
+                              {"placement", f.placement},
                               {"fix", fix}});
   }
   json entry_diagnostics = json::array();

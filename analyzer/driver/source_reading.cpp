@@ -93,13 +93,8 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
   if (flags >= 0)
     fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 
-  auto file = std::make_unique<SourceFile>();
-  file->language =
-      is_cpp_source_path(path) || is_cpp_header_path(path) ? Language::Cpp : Language::Python;
-  file->path = path;
-  file->display_path = diagnostic.path;
   // Read at most one byte past the limit: a file that grows while it is read stays bounded.
-  std::string &text = file->text;
+  std::string text;
   text.reserve(static_cast<size_t>(info.st_size));
   char buffer[1 << 16];
   while (text.size() <= max_bytes) {
@@ -115,6 +110,24 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
   }
   if (text.size() > max_bytes)
     return too_large(text.size());
+  return source_from_bytes(path, std::move(text), diagnostic);
+}
+
+std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string bytes,
+                                              Diagnostic &diagnostic) {
+  diagnostic.path = display_path(path);
+  diagnostic.severity = Severity::Error;
+  auto not_checked = [&](const std::string &why) {
+    diagnostic.message = "not checked: " + why;
+    return nullptr;
+  };
+  auto file = std::make_unique<SourceFile>();
+  file->language =
+      is_cpp_source_path(path) || is_cpp_header_path(path) ? Language::Cpp : Language::Python;
+  file->path = path;
+  file->display_path = diagnostic.path;
+  std::string &text = file->text;
+  text = std::move(bytes);
   if (size_t nul = text.find('\0'); nul != std::string::npos) {
     file->index_lines();
     SourceRange r = position_of(*file, static_cast<uint32_t>(nul));

@@ -17,6 +17,12 @@ namespace devlint {
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t max_bytes,
                                              Diagnostic &diagnostic);
 
+// The checks of read_source_file on bytes already read (binary, UTF-8): the one place where any
+// input, from disk or from a fuzzer, becomes a SourceFile. Returns null and fills `diagnostic`
+// when the text cannot be analyzed.
+std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string text,
+                                              Diagnostic &diagnostic);
+
 // A SourceFile for `path` holding `text` instead of what is on disk.
 std::unique_ptr<SourceFile> source_from_text(const std::string &path, const std::string &text);
 

@@ -31,6 +31,19 @@ struct RelatedLocation {
   std::string message;
 };
 
+// How sure the placement makes a finding (issue 12): `Error` when a device_map="auto" placement
+// on 2 to 8 GPUs (or the map given) separates its operands, or when sizes are unknown; `Warning`
+// when only a hand-made or unusual map would.
+enum class FindingLevel : uint8_t { Error, Warning };
+
+// One operand's origin as the placement ranking reads it (findings/placement_rank).
+struct OperandOrigin {
+  uint8_t kind = 0;  // OriginKind
+  std::string label; // child path, list path, parameter name, device
+  bool earlier_iteration = false;
+  std::string text; // the operand as written
+};
+
 struct Finding {
   std::string code;      // "DL001"
   std::string rule_name; // "cross-device-concat"
@@ -41,6 +54,10 @@ struct Finding {
   std::string why; // the placement fact that makes the site fail ("X is not in ...")
   std::optional<Fix> fix;
   std::string no_fix_reason; // when there is no fix: why not
+  FindingLevel level = FindingLevel::Error;
+  std::string placement;  // which devices meet under which map ("fails with 3 GPUs: ...")
+  std::string unit_class; // the class whose method holds the site (empty: free code)
+  std::vector<OperandOrigin> operand_origins; // moved operand first, then the anchor
 };
 
 enum class Severity { Warning, Error };

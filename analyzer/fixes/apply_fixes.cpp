@@ -70,6 +70,7 @@ AppliedFixes apply_fixes(const std::string &text, const std::vector<const Findin
     out.text.append(text, cursor, e.begin - cursor);
     out.text += e.replacement;
     cursor = e.end;
+    out.edits.push_back(e);
   }
   out.text.append(text, cursor, std::string::npos);
   return out;

@@ -15,6 +15,7 @@ struct AppliedFixes {
   size_t applied = 0;                            // findings whose fix was applied
   size_t skipped = 0;                            // fixes left for a later pass (overlap)
   std::vector<const Finding *> applied_findings; // in text order, for `--show-fixes`
+  std::vector<TextEdit> edits;                   // what was applied: sorted, non-overlapping
 };
 
 // Applies the fixes of `findings` (all for the same file text) that `allowed` accepts.

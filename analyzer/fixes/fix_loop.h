@@ -3,6 +3,7 @@
 // Nothing is written here; fixes/fix_files.h writes the result, fixes/unified_diff.h prints it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,17 +27,34 @@ struct FixLoopSettings {
   int max_passes = 10;
 };
 
+// A fix the loop refused to keep (fixes/fix_safety.h), and why. Each is a devlint bug.
+struct DroppedFix {
+  std::string display_path;
+  uint32_t line = 0; // of the finding, in the text the fix was tried on
+  std::string code;
+  std::string rule_name;
+  std::string reason; // "it would turn comment into code (line 3)"
+};
+
 struct FixLoopResult {
   CheckResult remaining;        // the analysis of the fixed texts: what --fix leaves
   std::vector<FixedFile> files; // changed files, by display path
   size_t fixes_applied = 0;
   bool converged = true; // false when the pass limit stopped a still-changing fix loop
-  // Files whose fixes would have added a syntax error: left as they were (a devlint bug).
-  std::vector<std::string> reverted;
+  // Fixes that would break the parse, change bytes or token classes they do not own, add a
+  // finding, or not converge: not applied. A file that did not converge is left as it was.
+  std::vector<DroppedFix> dropped;
 };
 
 // Whether `--fix` (with `unsafe_fixes` as given) applies this finding's fix.
 bool fix_allowed(const Finding &finding, bool unsafe_fixes);
+
+// Analyzes the package(s) being fixed, with `texts` (null on the first call) standing in for the
+// files they name; with `only`, at least the package holding that file (more is harmless).
+using AnalyzeTexts = std::function<CheckResult(const SourceTexts *texts, const std::string *only)>;
+
+// The loop itself: analyze, apply, check every pass (fixes/fix_safety.h), re-analyze.
+FixLoopResult fix_until_stable(const AnalyzeTexts &analyze, const FixLoopSettings &settings);
 
 // Runs the loop over `paths` exactly as check_paths groups them: a directory is one package, so
 // each pass re-analyzes a fixed file together with its siblings.

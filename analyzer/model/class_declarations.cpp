@@ -5,6 +5,7 @@
 #include "model/package_builder.h"
 #include "model/text.h"
 #include "model/torch_catalog.h"
+#include "model/transformers_summary.h"
 
 namespace devlint {
 namespace {
@@ -81,12 +82,53 @@ void PackageBuilder::collect_declarations() {
   }
 }
 
+// Bases the package imports but does not define: what transformers' own models declare, from
+// the built-in summary (tools/gen_transformers_summary.py).
+void PackageBuilder::resolve_external_bases() {
+  for (auto &cls : pkg_.classes) {
+    for (const Expr *b : cls->def->bases) {
+      std::string_view leaf = leaf_of(b);
+      if (leaf.empty() || pkg_.find_class(leaf))
+        continue;
+      const TransformersModelFacts *t = find_transformers_model(leaf);
+      if (!t)
+        continue;
+      ExternalModelFacts &facts = pkg_.external_facts.emplace_back();
+      facts.base = std::string(leaf);
+      facts.source = std::string(leaf) + " in transformers " + kTransformersSummaryVersion +
+                     ", devlint's built-in summary";
+      facts.declares_no_split = t->declares_no_split;
+      facts.no_split_modules = split_summary_names(t->no_split_modules);
+      facts.skip_keys = split_summary_names(t->skip_keys);
+      cls->external = &facts;
+      break;
+    }
+  }
+}
+
+// `class DecoderLayer(GradientCheckpointingLayer)`: a base from outside the package that the
+// name does not reveal. A class that defines `forward` on top of it is a module.
+bool PackageBuilder::is_unknown_layer_base(const ModuleClass &cls, const Expr *base) const {
+  std::string_view leaf = leaf_of(base);
+  if (leaf.empty() || pkg_.find_class(leaf) || leaf == "object" || leaf == "ABC" ||
+      leaf == "Enum" || leaf == "NamedTuple" || leaf == "Generic" || leaf == "Protocol" ||
+      ends_with(leaf, "Mixin") || ends_with(leaf, "Config") || ends_with(leaf, "Output") ||
+      ends_with(leaf, "Exception") || ends_with(leaf, "Error"))
+    return false;
+  for (const FunctionDef *m : cls.def->methods)
+    if (m->name == "forward")
+      return true;
+  return false;
+}
+
 void PackageBuilder::classify() {
   // is_module / is_pretrained propagate through package bases; iterate to a fixpoint (the
   // inheritance graph is small and acyclic in practice; the bound guards against cycles).
   for (auto &cls : pkg_.classes) {
+    if (cls->external)
+      cls->is_module = cls->is_pretrained_model = true; // a transformers PreTrainedModel
     for (const Expr *b : cls->def->bases) {
-      if (is_external_module_base(b))
+      if (is_external_module_base(b) || is_unknown_layer_base(*cls, b))
         cls->is_module = true;
       if (has_builtin_params_base(b))
         cls->has_builtin_parameters = true;

@@ -5,6 +5,60 @@
 #include "model/torch_catalog.h"
 
 namespace devlint {
+namespace {
+
+// Class methods that return an instance of their class.
+bool is_factory_method(std::string_view leaf) {
+  return leaf == "from_config" || leaf == "_from_config" || leaf == "from_pretrained";
+}
+
+// Module methods that return the module itself (`Block(cfg).to(device)`).
+bool keeps_module(std::string_view leaf) {
+  return leaf == "to" || leaf == "cuda" || leaf == "cpu" || leaf == "half" || leaf == "float" ||
+         leaf == "bfloat16" || leaf == "eval" || leaf == "train" || leaf == "requires_grad_" ||
+         leaf == "type";
+}
+
+// How methods use `self.<attr>`: called (`self.attr(x)`), or read as an object with members
+// (`self.attr.config`, `self.attr.get_input_embeddings()`), which plain callables are not.
+struct AttributeUse {
+  bool called = false;
+  bool has_members = false;
+};
+
+bool is_self_attribute(const Expr *e, std::string_view attr) {
+  return e && e->kind == ExprKind::Attribute && e->text == attr && is_name(e->operands[0], "self");
+}
+
+void find_uses(const Expr *e, std::string_view attr, AttributeUse &use, int depth = 0) {
+  if (!e || depth > 64)
+    return;
+  if (e->kind == ExprKind::Call && is_self_attribute(e->operands[0], attr))
+    use.called = true;
+  if (e->kind == ExprKind::Attribute && is_self_attribute(e->operands[0], attr))
+    use.has_members = true;
+  for (const Expr *o : e->operands)
+    find_uses(o, attr, use, depth + 1);
+  for (const Keyword &k : e->keywords)
+    find_uses(k.value, attr, use, depth + 1);
+}
+
+void find_uses(const std::vector<Stmt *> &body, std::string_view attr, AttributeUse &use) {
+  for (const Stmt *s : body) {
+    find_uses(s->value, attr, use);
+    for (const Expr *t : s->items)
+      find_uses(t, attr, use);
+    for (const Expr *t : s->targets)
+      find_uses(t, attr, use);
+    find_uses(s->body, attr, use);
+    find_uses(s->orelse, attr, use);
+    find_uses(s->finalbody, attr, use);
+    for (const auto &h : s->handlers)
+      find_uses(h, attr, use);
+  }
+}
+
+} // namespace
 
 void PackageBuilder::collect_members(ModuleClass &cls) {
   scanning_file_ = cls.file;
@@ -24,6 +78,7 @@ void PackageBuilder::collect_members(ModuleClass &cls) {
   }
   for (const FunctionDef *f : cls.def->methods) {
     if (f->name == "__init__") {
+      init_locals_.clear();
       std::unordered_map<std::string_view, const FunctionDef *> local_builders;
       std::unordered_set<const FunctionDef *> visited;
       scan_init(cls, f->body, local_builders, visited);
@@ -110,6 +165,27 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
   std::string dotted = dotted_name(e->operands[0]);
   if (leaf.empty())
     return out;
+  const Expr *callee = e->operands[0];
+  // Factories build children too: `AutoModelForCausalLM.from_config(cfg)`,
+  // `VisionModel._from_config(cfg)`, `Block(cfg).to(device)`, `skip_init(nn.Linear, ...)`.
+  if (callee->kind == ExprKind::Attribute && is_factory_method(leaf)) {
+    std::string_view cls_leaf = leaf_of(callee->operands[0]);
+    if (!cls_leaf.empty() && cls_leaf[0] >= 'A' && cls_leaf[0] <= 'Z') {
+      out.class_name = std::string(cls_leaf);
+      const ModuleClass *cls = pkg_.find_class(cls_leaf);
+      out.is_module = cls ? cls->is_module : true;
+    }
+    return out;
+  }
+  if (callee->kind == ExprKind::Attribute && keeps_module(leaf))
+    return classify_constructor(callee->operands[0], builders, depth + 1);
+  if (leaf == "skip_init" && e->operands.size() > 1) {
+    Built b;
+    b.class_name = std::string(leaf_of(e->operands[1]));
+    b.is_module = !b.class_name.empty();
+    b.has_parameters = !torch_catalog::is_parameterless_module(b.class_name);
+    return b;
+  }
   if (leaf == "get_activation") {
     out.is_module = true;
     out.has_parameters = false;
@@ -216,8 +292,11 @@ void PackageBuilder::scan_init(ModuleClass &cls, const std::vector<Stmt *> &body
       builders[s->function->name] = s->function;
       break;
     case StmtKind::Assign:
-      for (const Expr *t : s->targets)
+      for (const Expr *t : s->targets) {
+        if (t->kind == ExprKind::Name && s->value)
+          init_locals_[t->text] = s->value; // `layer = Block(cfg); self.block = layer`
         scan_assignment(cls, t, s->value, s->range, builders);
+      }
       break;
     case StmtKind::Expr:
       scan_call(cls, s->value, s->range, builders, visited);
@@ -238,6 +317,12 @@ void PackageBuilder::scan_assignment(
   std::string_view attr = self_attribute(target);
   if (attr.empty() || !value)
     return;
+  for (int hops = 0; value->kind == ExprKind::Name && hops < 4; ++hops) {
+    auto local = init_locals_.find(value->text);
+    if (local == init_locals_.end() || local->second == value)
+      break;
+    value = local->second;
+  }
   if (value->kind == ExprKind::Call) {
     std::string_view leaf = callee_leaf(value);
     if (leaf == "Parameter") {
@@ -267,8 +352,58 @@ void PackageBuilder::scan_assignment(
     add_child(cls, std::move(child));
     return;
   }
-  if (builds_cpu_tensor(value))
+  if (builds_cpu_tensor(value)) {
     cls.plain_tensors.push_back({std::string(attr), range, true});
+    return;
+  }
+  // `self.vision_tower = build_vision_tower(cfg)` with a builder from outside the package: a
+  // child if some method calls it (decided once every method has been read).
+  if (value->kind == ExprKind::Call && is_opaque_factory_call(value)) {
+    ChildDecl child;
+    child.name = std::string(attr);
+    child.class_name = std::string(callee_leaf(value)) + "()";
+    child.range = range;
+    factory_candidates_[&cls].push_back(std::move(child));
+  }
+}
+
+// A call to a function that is not torch's, not a builtin, not the package's own: it may build
+// anything, a module included.
+bool PackageBuilder::is_opaque_factory_call(const Expr *call) const {
+  std::string dotted = dotted_name(call->operands[0]);
+  std::string_view leaf = callee_leaf(call);
+  if (leaf.empty() || dotted.empty() || starts_with(dotted, "torch.") ||
+      starts_with(dotted, "nn.") || starts_with(dotted, "self.") || starts_with(dotted, "F.") ||
+      starts_with(dotted, "config.") || starts_with(dotted, "math.") ||
+      starts_with(dotted, "np.") || pkg_.find_function(leaf) || pkg_.find_class(leaf))
+    return false;
+  static const std::unordered_set<std::string_view> builtins = {
+      "getattr", "int", "float", "bool", "str",   "list", "dict",       "tuple",  "set", "len",
+      "max",     "min", "range", "sum",  "round", "abs",  "isinstance", "sorted", "zip", "type"};
+  return !builtins.count(leaf) && !(leaf[0] >= 'A' && leaf[0] <= 'Z');
+}
+
+void PackageBuilder::promote_called_factories() {
+  for (auto &[cls, candidates] : factory_candidates_)
+    for (ChildDecl &candidate : candidates) {
+      if (cls->find_child(candidate.name))
+        continue;
+      AttributeUse use;
+      for (const auto &other : pkg_.classes) {
+        bool related = other.get() == cls;
+        for (const ModuleClass *b : other->bases)
+          related |= b == cls;
+        if (!related)
+          continue;
+        for (const FunctionDef *f : other->def->methods)
+          if (f->name != "__init__")
+            find_uses(f->body, candidate.name, use);
+      }
+      // A callable without members may be an activation: its output stays with its input.
+      candidate.has_parameters = use.has_members;
+      if (use.called)
+        add_child(*cls, std::move(candidate));
+    }
 }
 
 void PackageBuilder::add_child(ModuleClass &cls, ChildDecl child) {
@@ -276,6 +411,8 @@ void PackageBuilder::add_child(ModuleClass &cls, ChildDecl child) {
     if (existing.name == child.name) {
       if (existing.class_name.empty())
         existing = std::move(child);
+      else if (child.has_parameters && !existing.has_parameters && !child.is_loss)
+        existing = std::move(child); // `if ...: self.x = nn.GELU() else: self.x = Mlp()`
       return;
     }
   cls.children.push_back(std::move(child));

@@ -53,6 +53,16 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   std::unordered_map<const SyntaxFile *, size_t> index_of;
   for (size_t i = 0; i < files.size(); ++i)
     index_of[files[i]] = i;
+  // Does the class, or a package base of it, declare `_no_split_modules` / skip keys itself?
+  std::function<bool(const ModuleClass *, bool, int)> declares_in_package =
+      [&](const ModuleClass *cls, bool skip, int depth) {
+        if (skip ? cls->declares_skip_keys : cls->declares_no_split)
+          return true;
+        for (const ModuleClass *b : cls->bases)
+          if (depth < 16 && declares_in_package(b, skip, depth + 1))
+            return true;
+        return false;
+      };
   for (auto &cls : package.classes) {
     size_t r = root(index_of[cls->file]);
     ModelScope *scope = scope_of_root[r];
@@ -66,6 +76,26 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       add_unique(scope->skip_keys, scope->skip_key_set, k);
       add_unique(package.skip_keys, package.skip_key_set, k);
     }
+    // What a transformers base declares applies unless the package overrides it.
+    const ExternalModelFacts *ext = cls->external;
+    if (!ext)
+      continue;
+    bool used = false;
+    if (ext->declares_no_split && !declares_in_package(cls.get(), false, 0)) {
+      declares[r] = true;
+      for (const std::string &n : ext->no_split_modules)
+        add_unique(scope->no_split_modules, scope->no_split_set, n);
+      used = true;
+    }
+    if (!ext->skip_keys.empty() && !declares_in_package(cls.get(), true, 0)) {
+      for (const std::string &k : ext->skip_keys) {
+        add_unique(scope->skip_keys, scope->skip_key_set, k);
+        add_unique(package.skip_keys, package.skip_key_set, k);
+      }
+      used = true;
+    }
+    if (used && scope->external_source.find(ext->source) == std::string::npos)
+      scope->external_source += (scope->external_source.empty() ? "" : "; ") + ext->source;
   }
   std::unordered_map<size_t, bool> explicit_placement;
   for (size_t i = 0; i < files.size(); ++i)

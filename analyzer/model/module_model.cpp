@@ -131,9 +131,11 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
   pkg->files = files;
   PackageBuilder builder(*pkg);
   builder.collect_declarations();
+  builder.resolve_external_bases();
   builder.classify();
   for (auto &cls : pkg->classes)
     builder.collect_members(*cls);
+  builder.promote_called_factories();
   builder.resolve_children();
   assign_model_scopes(*pkg, overrides);
   return pkg;

@@ -3,6 +3,7 @@
 // is the same whichever frontend produced the code.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +24,9 @@ struct ModuleClass;
 struct ModelScope {
   std::vector<std::string> no_split_modules; // union over the scope's PreTrainedModels + config
   std::vector<std::string> skip_keys;
+  // Where facts from outside the package came from, for messages: "LlamaForCausalLM in
+  // transformers 4.47.1 (devlint's built-in summary)". Empty when the package declares them.
+  std::string external_source;
   // The same names, for lookups that stay constant-time with huge lists (generated code and
   // configurations have been seen with a million names).
   std::unordered_set<std::string> no_split_set, skip_key_set;
@@ -66,6 +70,16 @@ struct PlainTensorAttribute {
   bool created_on_cpu = false; // built from a tensor constructor without device=
 };
 
+// What a base class defined outside the package declares (`class Mine(LlamaForCausalLM)`), from
+// the built-in summary of transformers' models.
+struct ExternalModelFacts {
+  std::string base;   // the base class name as written
+  std::string source; // where the facts come from, for messages
+  bool declares_no_split = false;
+  std::vector<std::string> no_split_modules;
+  std::vector<std::string> skip_keys;
+};
+
 struct ModuleClass {
   std::string_view name;
   const ClassDef *def = nullptr;
@@ -84,7 +98,8 @@ struct ModuleClass {
   bool declares_no_split = false;
   std::vector<std::string> skip_keys; // declared on this class
   bool declares_skip_keys = false;
-  const ModelScope *scope = nullptr; // the model this class belongs to
+  const ModelScope *scope = nullptr;            // the model this class belongs to
+  const ExternalModelFacts *external = nullptr; // a transformers base it builds on, when known
 
   // Lookups through the package bases (own declarations first).
   const ChildDecl *find_child(std::string_view child) const;
@@ -109,7 +124,8 @@ struct Package {
   // Module-level dicts of class names (ATTENTION_CLASSES = {"eager": A, "sdpa": B}).
   std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;
   std::vector<std::unique_ptr<ModelScope>> scopes;
-  std::vector<std::string> skip_keys; // union over the package, for free functions
+  std::vector<std::string> skip_keys;            // union over the package, for free functions
+  std::deque<ExternalModelFacts> external_facts; // owned here, pointed to by classes
   std::unordered_set<std::string> skip_key_set;
 
   // The class of that name anywhere in the package (the first one when several files define it).

@@ -26,16 +26,24 @@ public:
 
   // ---- classes and bases (class_declarations.cpp) ----
   void collect_declarations();
+  void resolve_external_bases();
   void classify();
   void resolve_children();
 
   // ---- __init__ scanning (init_scanner.cpp) ----
   void collect_members(ModuleClass &cls);
+  // Factory-built attributes that some method calls like a module become children.
+  void promote_called_factories();
 
 private:
   Package &pkg_;
   const SyntaxFile *scanning_file_ =
       nullptr; // the file of the class being scanned: names resolve there
+  std::unordered_map<std::string_view, const Expr *> init_locals_; // of the __init__ being read
+  std::unordered_map<ModuleClass *, std::vector<ChildDecl>> factory_candidates_;
+
+  bool is_unknown_layer_base(const ModuleClass &cls, const Expr *base) const;
+  bool is_opaque_factory_call(const Expr *call) const;
 
   // What module class a constructor expression builds, following small builder functions.
   struct Built {

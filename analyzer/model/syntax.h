@@ -24,7 +24,7 @@ enum class ExprKind : uint8_t {
   BoolOp,      // and/or/not: operands
   Conditional, // operands[0] if operands[1] else operands[2]
   Tuple,       // operands = elements (also lists and sets)
-  Dict,        // operands = values
+  Dict,        // operands = values; keywords[i].value = the key of operands[i] (name empty)
   Number,
   String, // text = the literal's content without quotes (best effort)
   NoneLiteral,
@@ -47,7 +47,7 @@ struct Expr {
   SourceRange range;
   std::string_view text;
   std::vector<Expr *> operands;
-  std::vector<Keyword> keywords; // Call only
+  std::vector<Keyword> keywords; // Call: keyword arguments; Dict: the keys
 
   const Keyword *keyword(std::string_view name) const {
     for (const Keyword &k : keywords)

@@ -77,8 +77,10 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   for (size_t i = 0; i < site.operands.size(); ++i) {
     if (i == anchor)
       continue;
-    // A value joined from several paths that can sit with the anchor is only flagged for a CPU
-    // tensor made on a path of this very method: helpers' edge cases are not the caller's bug.
+    // A value joined from several paths is checked on every path: one path that agrees with the
+    // anchor does not make the others safe (`if x.dim() > 1: x = x.to(logits.device)`). Only a
+    // CPU tensor that a helper makes on one of its paths (an empty-input edge case) is left to
+    // the helper.
     bool overlaps =
         std::any_of(operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
           return std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
@@ -88,7 +90,7 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       // `group` named through an init-capture: C++17 cannot capture a structured binding.
       bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
                                 [&, &group = group](const auto &p) { return p.second == group; });
-      if (!shared && overlaps && !(origin->kind == OriginKind::Fresh && !origin->in_helper))
+      if (!shared && overlaps && origin->kind == OriginKind::Fresh && origin->in_helper)
         continue;
       if (!shared) {
         if (!out.moved_origin) {
@@ -104,6 +106,24 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
         out.moved.push_back(i);
         break;
       }
+    }
+    if (!out.moved.empty() && out.moved.back() == i)
+      continue;
+    // The anchor may be the joined one: `if emb is None: emb = self.embed(ids)` next to `ids`.
+    // A path of the anchor made by a submodule on a device the operand never has is a mismatch.
+    for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups) {
+      bool shared = std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
+                                [&, &g = anchor_group](const auto &p) { return p.second == g; });
+      bool submodule = anchor_origin->kind == OriginKind::Child ||
+                       anchor_origin->kind == OriginKind::LayerIteration;
+      if (shared || !submodule || operands[i].groups.empty())
+        continue;
+      if (!out.moved_origin) {
+        out.moved_origin = operands[i].groups.front().first;
+        out.anchor_origin = anchor_origin;
+      }
+      out.moved.push_back(i);
+      break;
     }
   }
   return !out.moved.empty();

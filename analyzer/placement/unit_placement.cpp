@@ -195,7 +195,11 @@ std::string PlacementModel::no_split_text(const ModuleClass *cls) {
   }
   if (listed.size() > kListedNamesShown)
     out += ", ... (" + std::to_string(listed.size()) + " names)";
-  return out + "]";
+  out += "]";
+  // Say where facts from outside the package came from (the built-in transformers summary).
+  if (!cls->scope->external_source.empty())
+    out += " (from " + cls->scope->external_source + ")";
+  return out;
 }
 
 const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {

@@ -38,12 +38,14 @@ std::string escape_property(const std::string &text) {
 
 void render_github(std::ostream &out, const std::vector<Finding> &findings, const RenderOptions &) {
   for (const Finding &f : findings) {
-    out << "::error file=" << escape_property(f.file->display_path) << ",line=" << f.range.line
+    out << (f.level == FindingLevel::Warning ? "::warning" : "::error")
+        << " file=" << escape_property(f.file->display_path) << ",line=" << f.range.line
         << ",col=" << f.range.column << ",endLine=" << f.range.end_line
         << ",endColumn=" << f.range.end_column
         << ",title=" << escape_property(f.code + " (" + f.rule_name + ")") << "::"
         << escape_data(f.file->display_path + ":" + std::to_string(f.range.line) + ":" +
-                       std::to_string(f.range.column) + ": " + f.code + " " + f.message)
+                       std::to_string(f.range.column) + ": " + f.code + " " + f.message +
+                       (f.placement.empty() ? "" : "\nplacement: " + f.placement))
         << "\n";
   }
 }

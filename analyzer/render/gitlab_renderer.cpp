@@ -17,7 +17,8 @@ void render_gitlab(std::ostream &out, const std::vector<Finding> &findings, cons
                       {"description", f.code + ": " + f.message},
                       {"categories", {"Bug Risk"}},
                       // Code that crashes on a multi-GPU run, but not in every configuration.
-                      {"severity", "major"},
+                      // warning: only a hand-made or unusual map separates the operands.
+                      {"severity", f.level == FindingLevel::Warning ? "minor" : "major"},
                       {"fingerprint", prints[i]},
                       {"location",
                        {{"path", f.file->display_path},

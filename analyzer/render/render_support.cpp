@@ -87,20 +87,23 @@ nlohmann::json finding_json(const Finding &f, const std::string &fingerprint,
            {"message", f.fix->title},
            {"edits", edits}};
   }
-  return {{"code", f.code},
-          {"rule", f.rule_name},
-          {"message", f.message},
-          {"filename", f.file->display_path},
-          {"location", location(f.range.line, f.range.column)},
-          {"end_location", location(f.range.end_line, f.range.end_column)},
-          {"origins", origins},
-          {"why", f.why},
-          {"fix", fix},
-          {"no_fix_reason",
-           f.no_fix_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.no_fix_reason)},
-          {"url", options.docs_url.empty() ? nlohmann::json(nullptr)
-                                           : nlohmann::json(rule_doc_url(f.code, options))},
-          {"fingerprint", fingerprint}};
+  return {
+      {"code", f.code},
+      {"rule", f.rule_name},
+      {"message", f.message},
+      {"filename", f.file->display_path},
+      {"location", location(f.range.line, f.range.column)},
+      {"end_location", location(f.range.end_line, f.range.end_column)},
+      {"origins", origins},
+      {"why", f.why},
+      {"level", f.level == FindingLevel::Warning ? "warning" : "error"},
+      {"placement", f.placement.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.placement)},
+      {"fix", fix},
+      {"no_fix_reason",
+       f.no_fix_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.no_fix_reason)},
+      {"url", options.docs_url.empty() ? nlohmann::json(nullptr)
+                                       : nlohmann::json(rule_doc_url(f.code, options))},
+      {"fingerprint", fingerprint}};
 }
 
 } // namespace devlint

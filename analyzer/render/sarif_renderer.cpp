@@ -128,6 +128,8 @@ std::string message_with_origins(const Finding &f) {
       label = label.substr(0, colon + 1);
     text += (k ? ", [" : "[") + escape_brackets(label) + "](" + std::to_string(k + 1) + ")";
   }
+  if (!f.why.empty()) // the placement fact, kept out of the short first line
+    text += ". " + escape_brackets(f.why);
   return text;
 }
 
@@ -178,8 +180,9 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
     const Finding &f = findings[i];
     json result = {
         {"ruleId", f.code},
-        {"level", "error"},
-        {"message", message(message_with_origins(f))},
+        {"level", f.level == FindingLevel::Warning ? "warning" : "error"},
+        {"message", message(message_with_origins(f) +
+                            (f.placement.empty() ? "" : "\nPlacement: " + f.placement))},
         {"locations",
          {{{"physicalLocation",
             {{"artifactLocation", artifact(f.file->display_path)},
@@ -203,7 +206,7 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
       result["relatedLocations"] = related;
     }
     if (f.fix)
-      result["fixes"] = {sarif_fix(f)};
+      result["fixes"] = json::array({sarif_fix(f)}); // not `= {x}`: clang makes that x itself
     results.push_back(std::move(result));
   }
 

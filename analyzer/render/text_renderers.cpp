@@ -24,6 +24,8 @@ void header(std::ostream &out, const Finding &f, const RenderOptions &options, c
   out << p.bold << f.file->display_path << p.reset << p.cyan << ":" << p.reset << f.range.line
       << p.cyan << ":" << p.reset << f.range.column << p.cyan << ":" << p.reset << " " << p.red
       << p.bold << f.code << p.reset << " ";
+  if (f.level == FindingLevel::Warning) // errors stay unmarked, as every finding was before
+    out << p.cyan << "(warning) " << p.reset;
   if (fix_available(f, options))
     out << p.cyan << "[*] " << p.reset;
   out << f.message << "\n";
@@ -65,6 +67,12 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
     for (const RelatedLocation &r : f.origins)
       out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": " << r.path
           << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
+    if (!f.why.empty())
+      out << p.blue << pad << " = " << p.reset << p.bold << "why" << p.reset << ": " << f.why
+          << "\n";
+    if (!f.placement.empty())
+      out << p.blue << pad << " = " << p.reset << p.bold << "placement" << p.reset << ": "
+          << f.placement << "\n";
     if (f.fix)
       out << p.blue << pad << " = " << p.reset << p.green << "help" << p.reset << ": "
           << f.fix->title << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "")
@@ -98,6 +106,12 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   if (options.fixed) // as Ruff: "Found 3 errors (2 fixed, 1 remaining)."
     out << " (" << options.fixed << " fixed, " << findings.size() << " remaining)";
   out << ".\n";
+  size_t warnings = std::count_if(findings.begin(), findings.end(), [](const Finding &f) {
+    return f.level == FindingLevel::Warning;
+  });
+  if (warnings) // the summary counts both ranks
+    out << findings.size() - warnings << " at level error, " << warnings
+        << " at level warning (only a hand-made or unusual map separates their operands).\n";
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
   if (options.files_not_checked)

@@ -98,7 +98,7 @@ struct SymbolTable {
   std::vector<Sym> by_symbol;
   TSFieldId left, right, value, name, body, condition, consequence, alternative, function,
       arguments, object, attribute, subscript, operator_, superclasses, parameters, definition,
-      module_name, alias, argument, type;
+      module_name, alias, argument, type, key;
 
   SymbolTable() {
     const TSLanguage *lang = tree_sitter_python();
@@ -218,6 +218,7 @@ struct SymbolTable {
     alias = field("alias");
     argument = field("argument");
     type = field("type");
+    key = field("key");
   }
 };
 
@@ -792,8 +793,12 @@ private:
       Expr *e = make_expr(ExprKind::Dict, n);
       for_each_named_child(n, [&](TSNode c) {
         if (kind(c) == Sym::Pair) {
-          if (Expr *v = lower_expr(field(c, sym_.value), depth))
+          Expr *v = lower_expr(field(c, sym_.value), depth);
+          Expr *k = lower_expr(field(c, sym_.key), depth);
+          if (v) {
             e->operands.push_back(v);
+            e->keywords.push_back(Keyword{{}, k ? k : make_expr(ExprKind::Other, c)});
+          }
         }
       });
       return e;

@@ -1,0 +1,154 @@
+#include "driver/model_setup.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "driver/check_run.h"
+#include "frontend/python/python_frontend.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_json(const std::string &path, nlohmann::json &out, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read `" + path + "`";
+    return false;
+  }
+  try {
+    out = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception &e) {
+    error = "`" + path + "` is not valid JSON: " + e.what();
+    return false;
+  }
+  if (!out.is_object()) {
+    error = "`" + path + "` is not a JSON object";
+    return false;
+  }
+  return true;
+}
+
+void add_unique(std::vector<std::string> &v, const std::string &s) {
+  if (std::find(v.begin(), v.end(), s) == v.end())
+    v.push_back(s);
+}
+
+// Reads configuration_*.py files of `directory` that are not already in `setup`.
+void read_config_files(ModelSetup &setup, const std::string &directory,
+                       std::vector<const SyntaxFile *> &config_files) {
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const auto &entry : fs::directory_iterator(directory, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("configuration_", 0) == 0 && entry.path().extension() == ".py")
+      found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  for (const fs::path &p : found) {
+    Diagnostic d;
+    auto source = read_source_file(p.string(), 8u << 20, d);
+    if (!source)
+      continue;
+    setup.sources.push_back(std::move(source));
+    setup.syntax.push_back(lower_python(*setup.sources.back()));
+    config_files.push_back(setup.syntax.back().get());
+  }
+}
+
+void finish(ModelSetup &setup, const Package &package, const std::string &directory,
+            const ModelSetupOptions &options, std::vector<const SyntaxFile *> config_files) {
+  read_config_files(setup, directory, config_files);
+  nlohmann::json json;
+  std::string json_path = options.model_config.empty()
+                              ? (fs::path(directory) / "config.json").string()
+                              : options.model_config;
+  bool have_json = false;
+  std::error_code ec;
+  if (!options.model_config.empty() || fs::exists(json_path, ec)) {
+    std::string error;
+    if (!read_json(json_path, json, error)) {
+      setup.error = error;
+      return;
+    }
+    have_json = true;
+  }
+  setup.config = build_model_config(package, config_files, "", have_json ? &json : nullptr);
+  if (have_json)
+    setup.config.source =
+        json_path + (setup.config.source == "config.json" ? "" : " (" + setup.config.source + ")");
+  setup.root = choose_root_class(package, setup.config, options.model_class);
+  if (!setup.root) {
+    setup.error = options.model_class.empty()
+                      ? "no nn.Module class with an __init__ in the package"
+                      : "no class `" + options.model_class + "` in the package";
+    return;
+  }
+  if (!options.dtype.empty() && options.dtype != "auto" && !dtype_bytes_from_name(options.dtype)) {
+    setup.error = "unknown dtype `" + options.dtype + "` (bf16, fp16, fp32, int8, fp8)";
+    return;
+  }
+  setup.tree = build_module_tree(package, *setup.root, setup.config, options.dtype);
+  for (const std::string &u : setup.config.unknowns)
+    setup.tree.unknowns.push_back({"", "configuration: " + u, ""});
+  if (!setup.config.present)
+    setup.tree.unknowns.push_back(
+        {"", "no configuration: no config.json, and no PretrainedConfig subclass found", ""});
+  if (setup.root->scope) {
+    setup.no_split_modules = setup.root->scope->no_split_modules;
+    setup.supports_string_maps = setup.root->scope->supports_device_map;
+  }
+  for (const std::string &c : options.extra_no_split_modules)
+    add_unique(setup.no_split_modules, c);
+}
+
+} // namespace
+
+std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
+                                             const ModelSetupOptions &options) {
+  auto setup = std::make_unique<ModelSetup>();
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) {
+    setup->error = "`" + directory + "` is not a directory";
+    return setup;
+  }
+  std::vector<fs::path> paths;
+  for (const auto &entry : fs::directory_iterator(directory, ec))
+    if (entry.path().extension() == ".py" &&
+        entry.path().filename().string().rfind("configuration_", 0) != 0)
+      paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
+  std::vector<const SyntaxFile *> files;
+  for (const fs::path &p : paths) {
+    Diagnostic d;
+    auto source = read_source_file(p.string(), 32u << 20, d);
+    if (!source) {
+      setup->diagnostics.push_back(d);
+      continue;
+    }
+    setup->sources.push_back(std::move(source));
+    setup->syntax.push_back(lower_python(*setup->sources.back()));
+    files.push_back(setup->syntax.back().get());
+  }
+  if (files.empty()) {
+    setup->error = "no Python files in `" + directory + "`";
+    return setup;
+  }
+  PackageOverrides overrides;
+  overrides.extra_no_split_modules = options.extra_no_split_modules;
+  setup->package = build_package(files, overrides);
+  finish(*setup, *setup->package, directory, options, {});
+  return setup;
+}
+
+std::unique_ptr<ModelSetup> model_setup_for_package(const Package &package,
+                                                    const std::string &config_directory,
+                                                    const ModelSetupOptions &options) {
+  auto setup = std::make_unique<ModelSetup>();
+  finish(*setup, package, config_directory, options, {});
+  return setup;
+}
+
+} // namespace devlint

@@ -1,0 +1,46 @@
+// One model directory made ready for placement questions: its files lowered, the package, the
+// configuration (config.json beside the code or given, else the config class's defaults), the
+// class from_pretrained would build, its module tree, and the no-split classes transformers
+// would pass to accelerate.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "findings/finding.h"
+#include "model/module_tree.h"
+
+namespace devlint {
+
+struct ModelSetupOptions {
+  std::string model_config; // --model-config: a config.json (empty: MODEL_DIR/config.json)
+  std::string model_class;  // --model-class (empty: choose_root_class)
+  std::string dtype;        // --dtype (empty: torch_dtype of the config, else bf16)
+  std::vector<std::string> extra_no_split_modules;
+};
+
+struct ModelSetup {
+  std::vector<std::unique_ptr<SourceFile>> sources;
+  std::vector<std::unique_ptr<SyntaxFile>> syntax;
+  std::unique_ptr<Package> package;
+  ModelConfig config;
+  const ModuleClass *root = nullptr;
+  ModuleTree tree;
+  std::vector<std::string> no_split_modules;
+  bool supports_string_maps = true; // false: transformers refuses device_map="auto"
+  std::vector<Diagnostic> diagnostics;
+  std::string error; // set when nothing could be built (the reason)
+};
+
+// `directory`: the model package. Files are read with read_source_file's checks.
+std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
+                                             const ModelSetupOptions &options);
+
+// The same for files already read (devlint check's packages): `config_directory` is where
+// config.json and configuration_*.py are looked for.
+std::unique_ptr<ModelSetup> model_setup_for_package(const Package &package,
+                                                    const std::string &config_directory,
+                                                    const ModelSetupOptions &options);
+
+} // namespace devlint

@@ -1,0 +1,302 @@
+#include "findings/placement_rank.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "driver/model_setup.h"
+#include "driver/source_reading.h"
+#include "frontend/python/python_frontend.h"
+#include "placement/device_map_simulation.h"
+#include "placement/origin.h"
+
+namespace devlint {
+
+namespace {
+
+struct Scenario {
+  std::string name; // "3 GPUs", "max_memory 0=20GiB,1=24GiB", "the map in load.py"
+  DeviceMap map;
+};
+
+struct PlacedModel {
+  std::unique_ptr<ModelSetup> setup;
+  std::vector<Scenario> scenarios;
+  std::map<std::string, std::vector<std::string>> paths_by_class;
+};
+
+std::string join(const std::string &a, const std::string &b) {
+  if (a.empty())
+    return b;
+  if (b.empty())
+    return a;
+  return a + "." + b;
+}
+
+std::string label(const DeviceName &d) { return d == "cpu" || d == "disk" ? d : "cuda:" + d; }
+
+std::string labels(const std::set<DeviceName> &devices) {
+  std::string out;
+  for (const DeviceName &d : devices)
+    out += (out.empty() ? "" : " and ") + label(d);
+  return out;
+}
+
+bool path_exists(const ModuleTree &tree, const std::string &path) {
+  for (const auto &[p, node] : named_modules(tree))
+    if (p == path)
+      return true;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    if (t.name == path)
+      return true;
+  return false;
+}
+
+// "layers 0-13" for the elements of a ModuleList on one device.
+std::string layer_ranges(const ModuleTree &tree, const DeviceMap &map, const std::string &list,
+                         const DeviceName &device) {
+  const ModuleNode *node = nullptr;
+  for (const auto &[p, n] : named_modules(tree))
+    if (p == list)
+      node = n;
+  if (!node)
+    return "";
+  std::vector<std::string> on;
+  for (const auto &[name, child] : node->children)
+    if (map.device_of(join(list, name)) == device)
+      on.push_back(name);
+  if (on.empty())
+    return "";
+  std::string leaf = list.substr(list.rfind('.') == std::string::npos ? 0 : list.rfind('.') + 1);
+  return leaf + " " + on.front() + (on.size() > 1 ? "-" + on.back() : "");
+}
+
+std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
+                             const ModuleTree &tree, const DeviceMap &map, bool *known) {
+  switch (static_cast<OriginKind>(o.kind)) {
+  case OriginKind::Fresh:
+  case OriginKind::PlainTensor:
+    return {"cpu"};
+  case OriginKind::LiteralDevice: {
+    std::string d = normalize_device(o.label);
+    if (d.empty())
+      d = o.label == "cuda" ? "0" : o.label;
+    return {d};
+  }
+  case OriginKind::Child:
+  case OriginKind::LayerIteration:
+  case OriginKind::Parameter: {
+    std::string path = join(unit_path, o.label);
+    if (!path_exists(tree, path)) {
+      *known = false;
+      return map.devices_under(unit_path);
+    }
+    if (static_cast<OriginKind>(o.kind) == OriginKind::Parameter)
+      if (auto d = map.device_of(path))
+        return {*d};
+    return map.devices_under(path);
+  }
+  case OriginKind::Input: {
+    if (unit_path.empty()) { // the root's hook moves inputs to the first GPU of the map
+      for (const auto &[k, d] : map.entries)
+        if (d != "cpu" && d != "disk")
+          return {d};
+      return map.devices();
+    }
+    if (auto d = map.device_of(unit_path)) // a hooked module: inputs moved to its device
+      return {*d};
+    return map.devices_under(unit_path); // split: they arrive from wherever the caller was
+  }
+  case OriginKind::Skip:
+  default:
+    return map.devices();
+  }
+}
+
+std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices,
+                     const std::string &unit_path, const ModuleTree &tree, const DeviceMap &map) {
+  std::string text = "`" + o.text + "` on " + labels(devices);
+  if (static_cast<OriginKind>(o.kind) == OriginKind::LayerIteration && devices.size() == 1) {
+    std::string r = layer_ranges(tree, map, join(unit_path, o.label), *devices.begin());
+    if (!r.empty())
+      text += " (" + r + ")";
+  }
+  return text;
+}
+
+bool load_map(const std::string &spec, const Package &package, const ModelSetup &setup, int gpus,
+              DeviceMap &map, std::string &error) {
+  std::string path = spec, function;
+  size_t colon = spec.rfind(':');
+  if (colon != std::string::npos && spec.find(".py:") != std::string::npos) {
+    path = spec.substr(0, colon);
+    function = spec.substr(colon + 1);
+  }
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) {
+    Diagnostic d;
+    auto source = read_source_file(path, 8u << 20, d);
+    if (!source) {
+      error = path + ": " + d.message;
+      return false;
+    }
+    auto syntax = lower_python(*source);
+    auto evaluated = evaluate_python_device_map(package, *syntax, setup.config, gpus, function);
+    if (!evaluated.error.empty()) {
+      error = evaluated.error;
+      return false;
+    }
+    map.entries = evaluated.entries;
+    return true;
+  }
+  try {
+    nlohmann::json json;
+    std::ifstream in(path, std::ios::binary);
+    json = in ? nlohmann::json::parse(in) : nlohmann::json::parse(spec);
+    if (!json.is_object()) {
+      error = "--device-map is not a JSON object";
+      return false;
+    }
+    for (const auto &[k, v] : json.items())
+      map.entries.emplace_back(k, normalize_device(v));
+  } catch (const std::exception &e) {
+    error = std::string("--device-map: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+void place_findings(std::vector<Finding> &findings, const Package &package,
+                    const std::string &directory, const PlacementSettings &settings,
+                    std::vector<Diagnostic> *diagnostics) {
+  if (!settings.enabled || findings.empty())
+    return;
+  std::set<std::string> wanted;
+  for (const Finding &f : findings)
+    if (!f.unit_class.empty())
+      wanted.insert(f.unit_class);
+  if (wanted.empty())
+    return;
+  // Every model class from_pretrained may build: PreTrainedModels that no other class holds.
+  std::unordered_set<std::string> children;
+  for (const auto &cls : package.classes)
+    for (const ChildDecl *c : cls->all_children())
+      children.insert(c->class_name);
+  std::vector<std::string> roots;
+  for (const auto &cls : package.classes)
+    if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__") &&
+        !children.count(std::string(cls->name)))
+      roots.push_back(std::string(cls->name));
+  std::vector<PlacedModel> models;
+  for (const std::string &root : roots) {
+    ModelSetupOptions options;
+    options.model_config = settings.model_config;
+    options.model_class = root;
+    options.dtype = settings.dtype;
+    PlacedModel model;
+    model.setup = model_setup_for_package(package, directory, options);
+    if (!model.setup->error.empty() || !model.setup->config.present)
+      return; // no configuration: sizes unknown, findings stay as they are
+    if (!model.setup->tree.complete())
+      continue;
+    for (const auto &[path, node] : named_modules(model.setup->tree))
+      model.paths_by_class[node->class_name].push_back(path);
+    SimulationRequest request;
+    request.no_split_module_classes = model.setup->no_split_modules;
+    if (!settings.device_map.empty()) {
+      Scenario s;
+      std::string error;
+      if (!load_map(settings.device_map, package, *model.setup, std::max(settings.gpus, 2), s.map,
+                    error)) {
+        if (diagnostics)
+          diagnostics->push_back({Severity::Error, settings.device_map, 0, 0, error});
+        return;
+      }
+      s.name = "the map " + settings.device_map;
+      model.scenarios.push_back(std::move(s));
+    } else if (settings.narrowed()) {
+      if (!settings.max_memory.empty()) {
+        try {
+          request.max_memory = parse_max_memory(settings.max_memory);
+        } catch (const std::invalid_argument &e) {
+          if (diagnostics)
+            diagnostics->push_back({Severity::Error, "--max-memory", 0, 0, e.what()});
+          return;
+        }
+      }
+      request.gpus = std::max(settings.gpus, 1);
+      Scenario s;
+      s.name = settings.max_memory.empty() ? std::to_string(request.gpus) + " GPUs"
+                                           : "max_memory " + settings.max_memory;
+      s.map = simulate_device_map(model.setup->tree, request).map;
+      model.scenarios.push_back(std::move(s));
+    } else {
+      for (int gpus = 2; gpus <= 8; ++gpus) {
+        request.gpus = gpus;
+        model.scenarios.push_back(
+            {std::to_string(gpus) + " GPUs", simulate_device_map(model.setup->tree, request).map});
+      }
+    }
+    models.push_back(std::move(model));
+  }
+
+  std::vector<Finding> kept;
+  for (Finding &f : findings) {
+    if (f.unit_class.empty() || f.operand_origins.size() < 2) {
+      kept.push_back(std::move(f));
+      continue;
+    }
+    bool placed = false, separated = false, all_known = true;
+    std::string text;
+    for (const PlacedModel &model : models) {
+      auto it = model.paths_by_class.find(f.unit_class);
+      if (it == model.paths_by_class.end())
+        continue;
+      for (const Scenario &s : model.scenarios) {
+        for (const std::string &path : it->second) {
+          bool known = true;
+          const ModuleTree &tree = model.setup->tree;
+          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known);
+          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known);
+          all_known = all_known && known;
+          placed = true;
+          if (a.size() == 1 && a == b)
+            continue;
+          separated = true;
+          // Two iterations of one layer list: name the boundary.
+          text = "fails with " + s.name + ": " +
+                 describe(f.operand_origins[0], a, path, tree, s.map) + ", " +
+                 describe(f.operand_origins[1], b, path, tree, s.map) +
+                 (path.empty() ? "" : " (in `" + path + "`)");
+          break;
+        }
+        if (separated)
+          break;
+      }
+      if (separated)
+        break;
+    }
+    if (!placed || (!separated && !all_known)) {
+      kept.push_back(std::move(f)); // no instance with known sizes: keep "may", stay error
+      continue;
+    }
+    if (separated) {
+      f.level = FindingLevel::Error;
+      f.placement = text;
+      kept.push_back(std::move(f));
+      continue;
+    }
+    if (settings.narrowed())
+      continue; // the operands share a device under the placement asked for
+    f.level = FindingLevel::Warning;
+    f.placement = "no device_map=\"auto\" placement on 2 to 8 GPUs separates these operands; a "
+                  "hand-made map or a custom max_memory could";
+    kept.push_back(std::move(f));
+  }
+  findings = std::move(kept);
+}
+
+} // namespace devlint

@@ -1,0 +1,33 @@
+// Findings narrowed and ranked by real placements (issue 12). The package's module tree is built
+// from its configuration and accelerate's placement simulated; each finding's two operands are
+// resolved to the devices they sit on. Without a placement given, balanced maps on 2 to 8 GPUs
+// rank it: `error` when one of them separates the operands, `warning` when none does (only a
+// hand-made or unusual map would). With --gpus / --max-memory / --device-map, findings whose
+// operands share a device under that placement are dropped. Unknown sizes keep today's `error`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "findings/finding.h"
+#include "model/module_model.h"
+
+namespace devlint {
+
+struct PlacementSettings {
+  int gpus = 0;             // --gpus N (0: rank with 2..8)
+  std::string max_memory;   // --max-memory 0=20GiB,1=24GiB
+  std::string device_map;   // --device-map MAP (JSON, .json, FILE.py[:FUNCTION])
+  std::string model_config; // --model-config config.json
+  std::string dtype;        // --dtype
+  bool enabled = true;      // false: leave findings as the analysis made them
+
+  bool narrowed() const { return gpus > 0 || !max_memory.empty() || !device_map.empty(); }
+};
+
+// `directory`: where config.json and configuration_*.py are looked for.
+void place_findings(std::vector<Finding> &findings, const Package &package,
+                    const std::string &directory, const PlacementSettings &settings,
+                    std::vector<Diagnostic> *diagnostics);
+
+} // namespace devlint

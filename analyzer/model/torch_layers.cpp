@@ -1,0 +1,227 @@
+#include "model/torch_layers.h"
+
+#include <unordered_set>
+
+namespace devlint {
+
+namespace {
+
+using Arg = LayerArgument;
+using Kind = LayerArgument::Kind;
+
+struct ShapeBuilder {
+  const std::function<Arg(size_t, std::string_view)> &arg;
+  LayerShape out;
+
+  std::optional<int64_t> integer(size_t position, std::string_view keyword,
+                                 std::optional<int64_t> fallback = std::nullopt) {
+    Arg a = arg(position, keyword);
+    if (a.kind == Kind::Int)
+      return a.integer;
+    if (a.kind == Kind::Missing && fallback)
+      return fallback;
+    if (out.unknown.empty())
+      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+    return std::nullopt;
+  }
+  // A flag: unknown flags default to true, and say so.
+  bool flag(size_t position, std::string_view keyword, bool fallback) {
+    Arg a = arg(position, keyword);
+    if (a.kind == Kind::Bool)
+      return a.integer != 0;
+    if (a.kind == Kind::Missing)
+      return fallback;
+    if (a.kind == Kind::None)
+      return false;
+    if (out.unknown.empty())
+      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+    return fallback;
+  }
+  // int or tuple of ints (kernel sizes), as a product over `dims` dimensions.
+  std::optional<int64_t> kernel(size_t position, std::string_view keyword, int dims) {
+    Arg a = arg(position, keyword);
+    if (a.kind == Kind::Int) {
+      int64_t p = 1;
+      for (int i = 0; i < dims; ++i)
+        p *= a.integer;
+      return p;
+    }
+    if (a.kind == Kind::IntList) {
+      int64_t p = 1;
+      for (int64_t v : a.ints)
+        p *= v;
+      return p;
+    }
+    if (out.unknown.empty())
+      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+    return std::nullopt;
+  }
+  // normalized_shape: an int or a list of ints.
+  std::optional<int64_t> shape_product(size_t position, std::string_view keyword) {
+    return kernel(position, keyword, 1);
+  }
+  void add(std::string name, std::optional<int64_t> numel, bool buffer = false,
+           bool integer_dtype = false, int bytes = 4) {
+    out.tensors.push_back({std::move(name), numel, buffer, integer_dtype, bytes});
+  }
+};
+
+std::optional<int64_t> mul(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a || !b)
+    return std::nullopt;
+  return *a * *b;
+}
+
+} // namespace
+
+bool is_parameterless_layer(std::string_view leaf) {
+  static const std::unordered_set<std::string_view> names = {"Dropout",
+                                                             "Dropout1d",
+                                                             "Dropout2d",
+                                                             "Dropout3d",
+                                                             "AlphaDropout",
+                                                             "ReLU",
+                                                             "ReLU6",
+                                                             "GELU",
+                                                             "SiLU",
+                                                             "Tanh",
+                                                             "Sigmoid",
+                                                             "Softmax",
+                                                             "LogSoftmax",
+                                                             "Softmax2d",
+                                                             "Identity",
+                                                             "Flatten",
+                                                             "Unflatten",
+                                                             "Upsample",
+                                                             "Hardswish",
+                                                             "Hardsigmoid",
+                                                             "Mish",
+                                                             "LeakyReLU",
+                                                             "ELU",
+                                                             "Softplus",
+                                                             "Softsign",
+                                                             "MaxPool1d",
+                                                             "MaxPool2d",
+                                                             "MaxPool3d",
+                                                             "AvgPool1d",
+                                                             "AvgPool2d",
+                                                             "AvgPool3d",
+                                                             "AdaptiveAvgPool1d",
+                                                             "AdaptiveAvgPool2d",
+                                                             "AdaptiveAvgPool3d",
+                                                             "AdaptiveMaxPool1d",
+                                                             "AdaptiveMaxPool2d",
+                                                             "PixelShuffle",
+                                                             "PixelUnshuffle",
+                                                             "GLU",
+                                                             "Hardtanh",
+                                                             "CELU",
+                                                             "SELU",
+                                                             "Tanhshrink",
+                                                             "QuickGELUActivation",
+                                                             "GELUActivation",
+                                                             "NewGELUActivation",
+                                                             "ZeroPad2d",
+                                                             "ConstantPad1d",
+                                                             "ConstantPad2d",
+                                                             "ReflectionPad2d",
+                                                             "Threshold",
+                                                             "ChannelShuffle",
+                                                             "Fold",
+                                                             "Unfold",
+                                                             "CrossEntropyLoss",
+                                                             "MSELoss",
+                                                             "BCEWithLogitsLoss",
+                                                             "BCELoss",
+                                                             "NLLLoss",
+                                                             "L1Loss",
+                                                             "SmoothL1Loss",
+                                                             "KLDivLoss",
+                                                             "CosineSimilarity",
+                                                             "Softmin",
+                                                             "UpsamplingNearest2d",
+                                                             "UpsamplingBilinear2d"};
+  return names.count(leaf) > 0;
+}
+
+LayerShape torch_layer_shape(std::string_view leaf,
+                             const std::function<Arg(size_t, std::string_view)> &arg) {
+  ShapeBuilder b{arg, {}};
+  b.out.known_layer = true;
+  if (leaf == "Linear") {
+    auto in = b.integer(0, "in_features"), out = b.integer(1, "out_features");
+    b.add("weight", mul(in, out));
+    if (b.flag(2, "bias", true))
+      b.add("bias", out);
+  } else if (leaf == "Conv1D") { // transformers.pytorch_utils.Conv1D(nf, nx)
+    auto nf = b.integer(0, "nf"), nx = b.integer(1, "nx");
+    b.add("weight", mul(nf, nx));
+    b.add("bias", nf);
+  } else if (leaf == "Bilinear") {
+    auto in1 = b.integer(0, "in1_features"), in2 = b.integer(1, "in2_features"),
+         out = b.integer(2, "out_features");
+    b.add("weight", mul(out, mul(in1, in2)));
+    if (b.flag(3, "bias", true))
+      b.add("bias", out);
+  } else if (leaf == "Embedding") {
+    auto n = b.integer(0, "num_embeddings"), d = b.integer(1, "embedding_dim");
+    b.add("weight", mul(n, d));
+  } else if (leaf == "EmbeddingBag") {
+    auto n = b.integer(0, "num_embeddings"), d = b.integer(1, "embedding_dim");
+    b.add("weight", mul(n, d));
+  } else if (leaf == "LayerNorm") {
+    auto n = b.shape_product(0, "normalized_shape");
+    bool affine = b.flag(2, "elementwise_affine", true);
+    bool bias = b.flag(3, "bias", true);
+    if (affine) {
+      b.add("weight", n);
+      if (bias)
+        b.add("bias", n);
+    }
+  } else if (leaf == "RMSNorm") {
+    auto n = b.shape_product(0, "normalized_shape");
+    if (b.flag(2, "elementwise_affine", true))
+      b.add("weight", n);
+  } else if (leaf == "GroupNorm") {
+    auto channels = b.integer(1, "num_channels");
+    if (b.flag(3, "affine", true)) {
+      b.add("weight", channels);
+      b.add("bias", channels);
+    }
+  } else if (leaf == "BatchNorm1d" || leaf == "BatchNorm2d" || leaf == "BatchNorm3d" ||
+             leaf == "InstanceNorm1d" || leaf == "InstanceNorm2d" || leaf == "InstanceNorm3d") {
+    bool batch = leaf.substr(0, 5) == "Batch";
+    auto n = b.integer(0, "num_features");
+    if (b.flag(3, "affine", batch)) {
+      b.add("weight", n);
+      b.add("bias", n);
+    }
+    if (b.flag(4, "track_running_stats", batch)) {
+      b.add("running_mean", n, true);
+      b.add("running_var", n, true);
+      b.add("num_batches_tracked", int64_t{1}, true, true, 8);
+    }
+  } else if (leaf == "Conv1d" || leaf == "Conv2d" || leaf == "Conv3d" ||
+             leaf == "ConvTranspose1d" || leaf == "ConvTranspose2d" || leaf == "ConvTranspose3d") {
+    int dims = leaf.back() - '0';
+    bool transposed = leaf.rfind("ConvTranspose", 0) == 0;
+    auto in = b.integer(0, "in_channels"), out = b.integer(1, "out_channels");
+    auto k = b.kernel(2, "kernel_size", dims);
+    auto groups = b.integer(6, "groups", 1);
+    std::optional<int64_t> w;
+    if (in && out && k && groups && *groups > 0)
+      w = transposed ? *in * (*out / *groups) * *k : *out * (*in / *groups) * *k;
+    b.add("weight", w);
+    if (b.flag(7, "bias", true))
+      b.add("bias", out);
+  } else if (leaf == "PReLU") {
+    b.add("weight", b.integer(0, "num_parameters", 1));
+  } else if (is_parameterless_layer(leaf)) {
+    // nothing registered
+  } else {
+    b.out.known_layer = false;
+  }
+  return b.out;
+}
+
+} // namespace devlint

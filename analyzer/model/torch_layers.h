@@ -1,0 +1,44 @@
+// The parameters and buffers that torch.nn's standard layers (and transformers' Conv1D) register,
+// as functions of their constructor arguments: what `nn.Linear(4096, 11008, bias=False)` holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace devlint {
+
+// A constructor argument as the module tree evaluated it: a number, a bool, a list of ints (a
+// kernel size), None, or unknown.
+struct LayerArgument {
+  enum class Kind : uint8_t { Missing, Unknown, None, Bool, Int, Float, IntList, Other } kind;
+  int64_t integer = 0;
+  double real = 0;
+  std::vector<int64_t> ints;
+};
+
+struct LayerTensor {
+  std::string name;
+  std::optional<int64_t> numel;
+  bool is_buffer = false;
+  bool integer_dtype = false;
+  int element_bytes = 4;
+};
+
+struct LayerShape {
+  bool known_layer = false; // the class is one of the layers described here
+  std::vector<LayerTensor> tensors;
+  std::string unknown; // which argument could not be evaluated (empty: all known)
+};
+
+// `arg(position, keyword)` returns the evaluated argument. Unknown classes: known_layer false.
+LayerShape torch_layer_shape(std::string_view class_leaf,
+                             const std::function<LayerArgument(size_t, std::string_view)> &arg);
+
+// torch.nn / transformers modules that hold no parameter (activations, dropout, pooling...).
+bool is_parameterless_layer(std::string_view class_leaf);
+
+} // namespace devlint

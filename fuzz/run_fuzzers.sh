@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Longer local fuzzing: each target for SECONDS (default 600) with a corpus kept in
+# fuzz/corpus/<target> (gitignored) between runs; crashes land in fuzz/crashes/<target>.
+# Build first: CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -DDEVLINT_FUZZ=ON
+#              cmake --build build-asan -j2 --target fuzz_check_file fuzz_fix fuzz_config
+# Usage: fuzz/run_fuzzers.sh [SECONDS] [TARGET...]   (targets: check_file fix config)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ "${#targets[@]}" -gt 0 ] || targets=(check_file fix config)
+build=${DEVLINT_FUZZ_BUILD:-build-asan}
+for target in "${targets[@]}"; do
+  case $target in
+  config) seeds=(fuzz/seeds/config) ;;
+  *) seeds=(fixtures fuzz/seeds/python) ;;
+  esac
+  mkdir -p "fuzz/corpus/$target" "fuzz/crashes/$target"
+  echo "== $target for ${seconds}s"
+  "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -dict=fuzz/python.dict -max_len=65536 \
+    -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="fuzz/crashes/$target/" "fuzz/corpus/$target" "${seeds[@]}" \
+    "fuzz/regressions/$target" 2>&1 | grep -E '^#[0-9]+ +(DONE|pulse)|^stat::|ERROR|SUMMARY|invariant' || true
+done
+ls -l fuzz/crashes/*/ 2>/dev/null | grep -v '^total' || true

@@ -1,0 +1,215 @@
+// The module tree and accelerate's placement, reproduced. The expected maps of the tiny model
+// (tests/data/devmap_tiny) were worked out by hand from accelerate 1.14.0's source, step by step
+// as written next to each case; no GPU and no accelerate run were available to record them.
+#include <gtest/gtest.h>
+
+#include "driver/model_setup.h"
+#include "frontend/python/python_frontend.h"
+#include "placement/device_map_check.h"
+#include "placement/device_map_simulation.h"
+#include "test_support.h"
+
+namespace devlint {
+namespace {
+
+const std::string kTiny = std::string(DEVLINT_TESTS_DATA_DIR) + "/devmap_tiny";
+const std::string kChatGLM = std::string(DEVLINT_FIXTURES_DIR) + "/devmap/chatglm3_stale_map";
+
+using Entries = std::vector<std::pair<std::string, DeviceName>>;
+
+std::unique_ptr<ModelSetup> load(const std::string &dir, const std::string &config = "") {
+  ModelSetupOptions options;
+  options.model_config = config;
+  auto setup = load_model_setup(dir, options);
+  EXPECT_EQ(setup->error, "");
+  return setup;
+}
+
+SimulationResult simulate(const ModelSetup &setup, SimulationRequest request) {
+  request.no_split_module_classes = setup.no_split_modules;
+  return simulate_device_map(setup.tree, request);
+}
+
+TEST(ModuleTree, TinyModelSizesFromConfig) {
+  auto setup = load(kTiny);
+  ASSERT_NE(setup->root, nullptr);
+  EXPECT_EQ(setup->root->name, "TinyForCausalLM");
+  EXPECT_TRUE(setup->tree.complete());
+  EXPECT_EQ(setup->tree.dtype_bytes, 4); // torch_dtype float32
+  auto sizes = compute_module_sizes(setup->tree);
+  // embed 10x4, 4 blocks of 4x4, LayerNorm 4+4, lm_head 4x10: 152 floats.
+  EXPECT_EQ(sizes[""], 608);
+  EXPECT_EQ(sizes["model.layers.2"], 64);
+  EXPECT_EQ(sizes["model.norm"], 32);
+  EXPECT_EQ(setup->no_split_modules, std::vector<std::string>{"TinyBlock"});
+}
+
+// get_balanced_memory: per_gpu = 608 // 2 + int(1.25 * max(64 (TinyBlock), mean leaf 608 // 7 =
+// 86)) = 304 + 107 = 411. infer_auto_device_map: GPU 0 keeps 160 (embed / lm_head, the largest
+// layer) free, so 251 usable: model is split, embed (160) and layers.0 (64) fit, layers.1 would
+// reach 288 > 251 and TinyBlock cannot be split: the rest goes to GPU 1.
+TEST(DeviceMapSimulation, BalancedTwoGpus) {
+  auto setup = load(kTiny);
+  SimulationRequest request;
+  request.gpus = 2;
+  auto result = simulate(*setup, request);
+  Entries expected = {{"model.embed", "0"},    {"model.layers.0", "0"}, {"model.layers.1", "1"},
+                      {"model.layers.2", "1"}, {"model.layers.3", "1"}, {"model.norm", "1"},
+                      {"lm_head", "1"}};
+  EXPECT_EQ(result.map.entries, expected);
+  EXPECT_EQ(result.budgets[0].second, 411);
+  EXPECT_TRUE(result.offloaded.empty());
+}
+
+// Tied lm_head: counted once (total 448), per_gpu = 224 + int(1.25 * 74) = 316. The largest
+// remaining layer is lm_head at 0 bytes when `model` is treated, so model does not fit (448 >
+// 316) and is split; embed goes to GPU 0 together with its tied lm_head.
+TEST(DeviceMapSimulation, TiedHeadFollowsTheEmbedding) {
+  auto setup = load(kTiny, kTiny + "/config_tied.json");
+  ASSERT_EQ(setup->tree.tied_parameters.size(), 1u);
+  EXPECT_EQ(setup->tree.tied_parameters[0],
+            (std::vector<std::string>{"lm_head.weight", "model.embed.weight"}));
+  auto result = simulate(*setup, {});
+  EXPECT_EQ(result.total_size, 448);
+  Entries expected = {{"model.embed", "0"},    {"lm_head", "0"},        {"model.layers.0", "0"},
+                      {"model.layers.1", "1"}, {"model.layers.2", "1"}, {"model.layers.3", "1"},
+                      {"model.norm", "1"}};
+  EXPECT_EQ(result.map.entries, expected);
+}
+
+// max_memory {0: 300, 1: 300} without "cpu": GPU 0 keeps 160 free, so even embed (160 > 140)
+// moves on; GPU 1 takes embed and two blocks (288); the rest is offloaded to disk.
+TEST(DeviceMapSimulation, MaxMemoryOffloadsToDisk) {
+  auto setup = load(kTiny);
+  SimulationRequest request;
+  request.max_memory = parse_max_memory("0=300,1=300");
+  auto result = simulate(*setup, request);
+  Entries expected = {{"model.embed", "1"},       {"model.layers.0", "1"},
+                      {"model.layers.1", "1"},    {"model.layers.2", "disk"},
+                      {"model.layers.3", "disk"}, {"model.norm", "disk"},
+                      {"lm_head", "disk"}};
+  EXPECT_EQ(result.map.entries, expected);
+  EXPECT_EQ(result.offloaded.size(), 4u);
+}
+
+// Sequential with GPUs large enough: everything on GPU 0, cleaned to one entry.
+TEST(DeviceMapSimulation, SequentialFitsOnTheFirstGpu) {
+  auto setup = load(kTiny);
+  SimulationRequest request;
+  request.strategy = PlacementStrategy::Sequential;
+  auto result = simulate(*setup, request);
+  EXPECT_EQ(result.map.entries, (Entries{{"", "0"}}));
+}
+
+TEST(ModuleTree, ChatGLMParameterCountFromConfigArithmetic) {
+  auto setup = load(kChatGLM);
+  ASSERT_NE(setup->root, nullptr);
+  EXPECT_EQ(setup->root->name, "ChatGLMForConditionalGeneration"); // auto_map, not architectures
+  EXPECT_TRUE(setup->tree.complete());
+  int64_t parameters = 0;
+  for (const NamedTensor &t : named_tensors(setup->tree, false))
+    if (!t.tensor->is_buffer)
+      parameters += *t.tensor->numel;
+  // ChatGLM3-6B: multi-query attention with 2 groups, swiglu MLP, 28 layers.
+  EXPECT_EQ(parameters, 6243584000);
+  EXPECT_TRUE(setup->tree.tied_parameters.empty()); // tie_word_embeddings: false
+}
+
+TEST(DeviceMapCheck, StaleChatGLMMapFromPythonFunction) {
+  auto setup = load(kChatGLM);
+  Diagnostic d;
+  auto file = read_source_file(kChatGLM + "/load_on_gpus.py", 1 << 20, d);
+  ASSERT_NE(file, nullptr);
+  auto syntax = lower_python(*file);
+  auto map = evaluate_python_device_map(*setup->package, *syntax, setup->config, 2, "");
+  EXPECT_EQ(map.error, "");
+  EXPECT_TRUE(map.unknowns.empty());
+  ASSERT_EQ(map.entries.size(), 31u);
+  EXPECT_EQ(map.entries[3], (std::pair<std::string, std::string>{"transformer.layers.0", "0"}));
+  // 30 / 2 = 15 layers per GPU, two of them taken by embeddings and head.
+  EXPECT_EQ(map.entries[16], (std::pair<std::string, std::string>{"transformer.layers.13", "1"}));
+  DeviceMap device_map{map.entries};
+  auto problems = check_device_map(setup->tree, device_map, setup->no_split_modules);
+  size_t unknown_keys = 0;
+  const DeviceMapProblem *missing = nullptr;
+  for (const DeviceMapProblem &p : problems) {
+    if (p.kind == DeviceMapProblemKind::UnknownKey)
+      ++unknown_keys;
+    if (p.kind == DeviceMapProblemKind::MissingParameters)
+      missing = &p;
+    if (p.key == "transformer.word_embeddings") {
+      EXPECT_EQ(p.suggestion, "transformer.embedding.word_embeddings");
+    }
+    if (p.key == "lm_head") {
+      EXPECT_EQ(p.suggestion, "transformer.output_layer");
+    }
+    if (p.key == "transformer.layers.7") {
+      EXPECT_EQ(p.suggestion, "transformer.encoder.layers.7");
+    }
+  }
+  EXPECT_EQ(unknown_keys, 31u);
+  ASSERT_NE(missing, nullptr);
+  // Every state_dict entry: 199 parameters and the persistent inv_freq buffer (seed 001 lists it).
+  EXPECT_EQ(missing->names.size(), 200u);
+  EXPECT_NE(std::find(missing->names.begin(), missing->names.end(),
+                      "transformer.rotary_pos_emb.inv_freq"),
+            missing->names.end());
+}
+
+TEST(DeviceMapCheck, CutNoSplitModuleAndSplitTiedWeights) {
+  auto setup = load(kTiny, kTiny + "/config_tied.json");
+  DeviceMap map{{{"model.embed", "0"},
+                 {"model.layers.0.fc", "0"},
+                 {"model.layers.0.act", "1"},
+                 {"model.layers.1", "1"},
+                 {"model.layers.2", "1"},
+                 {"model.layers.3", "1"},
+                 {"model.norm", "1"},
+                 {"lm_head", "1"}}};
+  auto problems = check_device_map(setup->tree, map, setup->no_split_modules);
+  std::vector<DeviceMapProblemKind> kinds;
+  for (const auto &p : problems)
+    kinds.push_back(p.kind);
+  EXPECT_EQ(kinds, (std::vector<DeviceMapProblemKind>{DeviceMapProblemKind::CutsNoSplitModule,
+                                                      DeviceMapProblemKind::TiedWeightsSplit}));
+  EXPECT_EQ(problems[0].key, "model.layers.0");
+}
+
+TEST(ModuleTree, UnknownConfigValuesAreReported) {
+  auto f = testing::source("import torch\nfrom torch import nn\n\n"
+                           "class M(nn.Module):\n"
+                           "    def __init__(self, config):\n"
+                           "        super().__init__()\n"
+                           "        self.a = nn.Linear(config.hidden_size, 8)\n"
+                           "        if config.use_extra:\n"
+                           "            self.b = nn.Linear(8, 8)\n",
+                           "modeling_m.py");
+  auto syntax = lower_python(*f);
+  auto package = build_package({syntax.get()}, {});
+  ModelConfig config;
+  config.values = {{"hidden_size", 16}};
+  config.present = true;
+  auto tree = build_module_tree(*package, *package->find_class("M"), config, "");
+  ASSERT_NE(tree.root, nullptr);
+  EXPECT_EQ(tree.unknowns.size(), 1u); // use_extra: reported, branch taken
+  ASSERT_EQ(tree.root->children.size(), 2u);
+  EXPECT_EQ(*tree.root->children[0].second->parameters[0].numel, 16 * 8);
+  config.values["use_extra"] = false;
+  auto known = build_module_tree(*package, *package->find_class("M"), config, "");
+  EXPECT_TRUE(known.complete());
+  EXPECT_EQ(known.root->children.size(), 1u);
+}
+
+TEST(DeviceMapSimulation, MaxMemoryParsing) {
+  auto m = parse_max_memory("1=24GiB,cpu=1GB,0=20GiB");
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], (std::pair<DeviceName, int64_t>{"0", int64_t{20} << 30}));
+  EXPECT_EQ(m[1].first, "1");
+  EXPECT_EQ(m[2], (std::pair<DeviceName, int64_t>{"cpu", 1000000000}));
+  EXPECT_THROW(parse_max_memory("0=lots"), std::invalid_argument);
+  EXPECT_THROW(parse_max_memory("gpu0=1GiB"), std::invalid_argument);
+  EXPECT_THROW(parse_max_memory("0=1GiB,0=2GiB"), std::invalid_argument);
+}
+
+} // namespace
+} // namespace devlint
