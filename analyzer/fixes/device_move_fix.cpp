@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fixes/line_length.h"
+#include "model/torch_catalog.h"
 
 namespace devlint {
 namespace {
@@ -369,6 +370,12 @@ std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const
   std::string_view text = file.slice(constructor->range);
   if (text.empty() || text.back() != ')')
     return std::nullopt;
+  if (!constructor->operands.empty()) {
+    std::string_view callee = file.slice(constructor->operands[0]->range);
+    if (torch_catalog::constructor_lacks_device_parameter(
+            callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1)))
+      return std::nullopt; // `torch.from_numpy(a, device=...)` is a TypeError: move it instead
+  }
   // Insert before the closing parenthesis, after any trailing comma and whitespace.
   uint32_t close = constructor->range.end - 1;
   uint32_t cursor = close;

@@ -18,6 +18,15 @@ bool assigns_none(const std::vector<Stmt *> &body, std::string_view attr) {
       for (const Expr *t : stmt->targets)
         if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
           return true;
+    // self.register_parameter("bias", None)
+    const Expr *call = stmt->value;
+    if (stmt->kind == StmtKind::Expr && call && call->kind == ExprKind::Call &&
+        call->operands.size() == 3 && call->operands[0]->kind == ExprKind::Attribute &&
+        (call->operands[0]->text == "register_parameter" ||
+         call->operands[0]->text == "register_buffer") &&
+        call->operands[1]->kind == ExprKind::String && call->operands[1]->text == attr &&
+        call->operands[2]->kind == ExprKind::NoneLiteral)
+      return true;
     if (assigns_none(stmt->body, attr) || assigns_none(stmt->orelse, attr))
       return true;
   }
@@ -28,10 +37,14 @@ bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
   if (!unit || !operand || operand->kind != ExprKind::Attribute ||
       !is_name(operand->operands[0], "self"))
     return false;
-  for (const ModuleClass *c = unit; c; c = c->bases.empty() ? nullptr : c->bases.front())
+  for (const ModuleClass *c = unit; c; c = c->bases.empty() ? nullptr : c->bases.front()) {
     for (const FunctionDef *method : c->def->methods)
       if (method->name == "__init__" && assigns_none(method->body, operand->text))
         return true;
+    // nn.Linear, nn.Conv2d, ... built with bias=False hold `bias = None`.
+    if (c->has_builtin_parameters && operand->text == "bias")
+      return true;
+  }
   return false;
 }
 

@@ -295,7 +295,10 @@ void PackageBuilder::scan_init(ModuleClass &cls, const std::vector<Stmt *> &body
       for (const Expr *t : s->targets) {
         if (t->kind == ExprKind::Name && s->value)
           init_locals_[t->text] = s->value; // `layer = Block(cfg); self.block = layer`
-        scan_assignment(cls, t, s->value, s->range, builders);
+        if (t->kind == ExprKind::Tuple)
+          scan_tuple_assignment(cls, t, s->value, s->range, builders);
+        else
+          scan_assignment(cls, t, s->value, s->range, builders);
       }
       break;
     case StmtKind::Expr:
@@ -308,6 +311,54 @@ void PackageBuilder::scan_init(ModuleClass &cls, const std::vector<Stmt *> &body
     scan_init(cls, s->orelse, builders, visited);
     for (const auto &h : s->handlers)
       scan_init(cls, h, builders, visited);
+  }
+}
+
+namespace {
+
+// Every value assigned to `name` anywhere in `body` (both branches of an `if`).
+void assignments_to(const std::vector<Stmt *> &body, std::string_view name,
+                    std::vector<const Expr *> &out) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::Assign && s->value)
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Name && t->text == name)
+          out.push_back(s->value);
+    assignments_to(s->body, name, out);
+    assignments_to(s->orelse, name, out);
+  }
+}
+
+} // namespace
+
+void PackageBuilder::scan_tuple_assignment(
+    ModuleClass &cls, const Expr *targets, const Expr *value, SourceRange range,
+    const std::unordered_map<std::string_view, const FunctionDef *> &builders) {
+  if (!value || value->kind != ExprKind::Call || value->operands[0]->kind != ExprKind::Name)
+    return;
+  std::string_view leaf = callee_leaf(value);
+  auto builder = builders.find(leaf);
+  const FunctionDef *fn = builder != builders.end() ? builder->second : pkg_.find_function(leaf);
+  if (!fn)
+    return;
+  for (const Stmt *s : fn->body) {
+    if (s->kind != StmtKind::Return || !s->value || s->value->kind != ExprKind::Tuple ||
+        s->value->operands.size() != targets->operands.size())
+      continue;
+    for (size_t i = 0; i < targets->operands.size(); ++i) {
+      const Expr *element = s->value->operands[i];
+      std::vector<const Expr *> candidates;
+      if (element->kind == ExprKind::Name)
+        assignments_to(fn->body, element->text, candidates);
+      else
+        candidates.push_back(element);
+      for (const Expr *candidate : candidates)
+        if (classify_constructor(candidate, builders, 1).is_module) {
+          scan_assignment(cls, targets->operands[i], candidate, range, builders);
+          break;
+        }
+    }
+    return;
   }
 }
 

@@ -13,7 +13,15 @@ const std::unordered_set<std::string_view> &tensor_constructors() {
       "range",        "tensor",       "as_tensor",  "rand",          "randn",
       "randint",      "randperm",     "eye",        "linspace",      "logspace",
       "tril_indices", "triu_indices", "from_numpy", "empty_strided", "Tensor",
-      "LongTensor",   "FloatTensor",  "BoolTensor", "IntTensor",     "from_blob"};
+      "LongTensor",   "FloatTensor",  "BoolTensor", "IntTensor",     "from_blob",
+      "frombuffer"};
+  return names;
+}
+
+const std::unordered_set<std::string_view> &constructors_without_device() {
+  static const std::unordered_set<std::string_view> names = {
+      "from_numpy", "frombuffer", "from_blob",  "Tensor",
+      "LongTensor", "FloatTensor", "BoolTensor", "IntTensor"};
   return names;
 }
 
@@ -245,6 +253,9 @@ const std::unordered_set<std::string_view> &parameterless_modules() {
 } // namespace
 
 bool is_tensor_constructor(std::string_view leaf) { return tensor_constructors().count(leaf) > 0; }
+bool constructor_lacks_device_parameter(std::string_view leaf) {
+  return constructors_without_device().count(leaf) > 0;
+}
 bool is_random_sampling(std::string_view leaf) { return random_sampling().count(leaf) > 0; }
 bool is_like_constructor(std::string_view leaf) { return ends_with(leaf, "_like"); }
 bool is_concat_function(std::string_view leaf) { return concat_functions().count(leaf) > 0; }

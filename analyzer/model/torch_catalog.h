@@ -17,6 +17,10 @@ namespace devlint::torch_catalog {
 // Creation ops that place their result on the default device (the CPU) unless given device=
 // (PyTorch docs, "torch: Creation Ops", and the legacy typed constructors torch.LongTensor...).
 bool is_tensor_constructor(std::string_view leaf);
+// Constructors without a `device=` parameter: they wrap memory that already exists
+// (`torch.from_numpy`, `torch.frombuffer`) or are legacy typed constructors (`torch.LongTensor`,
+// which reject a CUDA device). Only a move after them changes their device.
+bool constructor_lacks_device_parameter(std::string_view leaf);
 // Random sampling whose result sits on the device of its tensor arguments, and on the default
 // device when it has none: torch.normal(mean, std) vs torch.normal(0, 1, size=...)
 // (PyTorch docs, "torch: Random sampling").

@@ -141,10 +141,24 @@ Value Interpreter::weighted_site(const Expr *call, const Args &args, const std::
     operand.keeps_device = weight;
     site.operands.push_back(operand);
   };
+  // `F.linear(x, self.weight, self.bias)`: the bias is the weight's module's own parameter and
+  // sits with it; only the input may come from elsewhere (and is what a fix moves).
+  auto own_attribute = [](const Expr *e) {
+    return e && e->kind == ExprKind::Attribute && is_name(e->operands[0], "self");
+  };
+  const Expr *weight_expr = call->operands.size() > 2 ? call->operands[2] : nullptr;
+  if (const Keyword *k = call->keyword("weight"))
+    weight_expr = k->value;
+  auto rides_with_weight = [&](const Expr *bias) {
+    return own_attribute(weight_expr) && own_attribute(bias);
+  };
   for (size_t i = 0; i < args.positional.size(); ++i)
-    add(call->operands[i + 1], args.positional[i], i == 1);
+    if (!(i == 2 && rides_with_weight(call->operands[i + 1])))
+      add(call->operands[i + 1], args.positional[i], i == 1);
   for (size_t k = 0; k < call->keywords.size(); ++k) {
     std::string_view keyword = call->keywords[k].name;
+    if (keyword == "bias" && rides_with_weight(call->keywords[k].value))
+      continue;
     if (keyword == "weight" || keyword == "input" || keyword == "bias")
       add(call->keywords[k].value, args.keywords[k].second, keyword == "weight");
   }

@@ -1,6 +1,7 @@
 // Expressions: names, attributes of self and of submodules, subscripts, operators.
 #include "placement/interpreter.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -366,6 +367,23 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
     return r_tensor ? r : Value::neutral();
   if (!r_tensor)
     return l;
+  // A CPU tensor with a value that may be a Python number (`arange(n) * -scale`, `scale` an
+  // unannotated argument) stays on the CPU: were the other a tensor on a GPU, this very site
+  // fails and is checked above. Keeping the argument as an origin would make the CPU table
+  // look like a tensor from the caller.
+  auto only_cpu = [](const Value &v) {
+    return std::all_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+      return o->kind == OriginKind::Fresh && !o->maybe_not_tensor;
+    });
+  };
+  auto only_maybe_numbers = [](const Value &v) {
+    return std::all_of(v.origins.begin(), v.origins.end(),
+                       [](const Origin *o) { return o->maybe_not_tensor; });
+  };
+  if (only_cpu(l) && only_maybe_numbers(r))
+    return l;
+  if (only_cpu(r) && only_maybe_numbers(l))
+    return r;
   Value out = l;
   add_origins(out.origins, r.origins);
   return anchored_result(reported, out);
