@@ -78,6 +78,8 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
     if (after_its_loop(o, site))
       return "output of an element of `self." + label + "`, read after the loop over it" + line;
+    if (o.collected)
+      return "outputs of the elements of `self." + label + "`, gathered by a comprehension" + line;
     if (o.earlier_iteration)
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
@@ -110,7 +112,7 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache";
-    if (after_its_loop(o, site))
+    if (after_its_loop(o, site) || o.collected)
       return "a `self." + label + "` output";
     return o.earlier_iteration ? "earlier `self." + label + "` outputs"
                                : "this iteration's `self." + label + "` output";

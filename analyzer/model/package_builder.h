@@ -73,9 +73,9 @@ private:
                  std::unordered_set<const FunctionDef *> &visited);
   // `self.encoding, self.projection = build_position_encoding(...)`: each element of the tuple
   // the package's builder function returns.
-  void scan_tuple_assignment(
-      ModuleClass &cls, const Expr *targets, const Expr *value, SourceRange range,
-      const std::unordered_map<std::string_view, const FunctionDef *> &builders);
+  void
+  scan_tuple_assignment(ModuleClass &cls, const Expr *targets, const Expr *value, SourceRange range,
+                        const std::unordered_map<std::string_view, const FunctionDef *> &builders);
   void scan_assignment(ModuleClass &cls, const Expr *target, const Expr *value, SourceRange range,
                        const std::unordered_map<std::string_view, const FunctionDef *> &builders);
   static void add_child(ModuleClass &cls, ChildDecl child);

@@ -9,18 +9,17 @@ namespace {
 
 const std::unordered_set<std::string_view> &tensor_constructors() {
   static const std::unordered_set<std::string_view> names = {
-      "zeros",        "ones",         "empty",      "full",          "arange",
-      "range",        "tensor",       "as_tensor",  "rand",          "randn",
-      "randint",      "randperm",     "eye",        "linspace",      "logspace",
-      "tril_indices", "triu_indices", "from_numpy", "empty_strided", "Tensor",
-      "LongTensor",   "FloatTensor",  "BoolTensor", "IntTensor",     "from_blob",
-      "frombuffer"};
+      "zeros",         "ones",      "empty",      "full",         "arange",       "range",
+      "tensor",        "as_tensor", "rand",       "randn",        "randint",      "randperm",
+      "eye",           "linspace",  "logspace",   "tril_indices", "triu_indices", "from_numpy",
+      "empty_strided", "Tensor",    "LongTensor", "FloatTensor",  "BoolTensor",   "IntTensor",
+      "from_blob",     "frombuffer"};
   return names;
 }
 
 const std::unordered_set<std::string_view> &constructors_without_device() {
   static const std::unordered_set<std::string_view> names = {
-      "from_numpy", "frombuffer", "from_blob",  "Tensor",
+      "from_numpy", "frombuffer",  "from_blob",  "Tensor",
       "LongTensor", "FloatTensor", "BoolTensor", "IntTensor"};
   return names;
 }

@@ -162,6 +162,13 @@ Value Interpreter::eval(const Expr *e) {
     Value v;
     v.kind = Value::Kind::Tuple;
     v.origins = origins_of(body);
+    // Outside the comprehension its elements are no longer "this iteration's".
+    for (const Origin *&o : v.origins)
+      if (o->kind == OriginKind::LayerIteration && !o->collected) {
+        Origin &copy = origins_.emplace_back(*o);
+        copy.collected = true;
+        o = &copy;
+      }
     return v;
   }
   default:
