@@ -893,11 +893,13 @@ private:
         if (method == "index" && member->getNumArgs() == 1) {
           Expr *sub = make(ExprKind::Subscript, range);
           sub->operands.push_back(receiver);
-          if (const auto *list = llvm::dyn_cast<clang::InitListExpr>(strip(member->getArg(0))))
-            for (const clang::Expr *element : list->inits())
-              sub->operands.push_back(lower(element));
+          // `x.index({i, j})`: the indices of `x[i, j]`, however the braces were converted.
+          Expr *indices = lower(member->getArg(0));
+          if (indices->kind == ExprKind::Tuple)
+            sub->operands.insert(sub->operands.end(), indices->operands.begin(),
+                                 indices->operands.end());
           else
-            sub->operands.push_back(lower(member->getArg(0)));
+            sub->operands.push_back(indices);
           return sub;
         }
       }
