@@ -1429,8 +1429,11 @@ database_arguments(const std::string &file, const CppSettings &settings, std::st
     return std::nullopt;
   std::vector<clang::tooling::CompileCommand> commands =
       db->getCompileCommands(absolute.lexically_normal().string());
-  if (commands.empty())
-    return std::nullopt; // no entry: the defaults apply
+  // No entry: the defaults apply. Clang's loader guesses a command for a file without one from
+  // its neighbours' (`Heuristic` says so); those flags were written for another file and may
+  // lack LibTorch's include paths, so a guess counts as no entry.
+  if (commands.empty() || !commands.front().Heuristic.empty())
+    return std::nullopt;
   clang::tooling::CommandLineArguments args = commands.front().CommandLine;
   directory = commands.front().Directory;
   args = clang::tooling::getClangStripOutputAdjuster()(args, commands.front().Filename);
