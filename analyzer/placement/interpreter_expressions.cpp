@@ -74,6 +74,15 @@ Value Interpreter::element_of(const Expr *iterable) {
     }
     return Value::neutral();
   case Value::Kind::Tuple:
+    // `for features, frames in ((image_features, 1), (video_features, n))`: the elements joined
+    // position by position, so a number stays apart from the tensors beside it.
+    if (v.elements && !v.elements->empty() && v.origins.empty()) {
+      Value item = v.elements->front();
+      for (size_t i = 1; i < v.elements->size(); ++i)
+        item = join(item, (*v.elements)[i]);
+      if (item.kind == Value::Kind::Tuple)
+        return item;
+    }
     return as_tensor(v);
   case Value::Kind::Tensor:
     return v;
