@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The C++ (LibTorch) side of the command line, end to end: directory discovery (sources that
 # include a torch header), a header's finding reported (and fixed) once through two including
-# files, NOLINT suppressions, code that does not compile (one warning, still analyzed), missing headers
-# (one clear error, exit 2, other files still checked), compile_commands.json found by walking
-# up or given with -p, and a file without an entry there checked with the default flags.
+# files, NOLINT suppressions, code that does not compile (one warning, still analyzed), missing
+# headers (one clear error, exit 2, other files still checked), compile_commands.json found by
+# walking up or given with -p, and a file without an entry there checked with the default flags.
 set -u
 devlint="$1"
 source "$(dirname "$0")/cli_lib.sh"
