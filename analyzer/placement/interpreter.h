@@ -128,7 +128,7 @@ private:
   Value eval_subscript(const Expr *e);
   Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,
                const Value &r, const Expr *whole);
-  static bool names_outputs(const Expr *e);
+  static bool names_outputs(const Expr *e, bool element);
 
   // ---- calls (interpreter_calls.cpp) ----
   static bool is_device_literal(std::string_view s);
