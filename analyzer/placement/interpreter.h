@@ -146,6 +146,9 @@ private:
   Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
                       const ModuleClass *unit);
   static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
+  // `super().name` seen from `running`, a method of `unit` or of one of its package bases.
+  static const FunctionDef *base_method(const ModuleClass *unit, const FunctionDef *running,
+                                        std::string_view name);
   Value eval_call(const Expr *call);
 
   // ---- site emission (site_emission.cpp) ----

@@ -61,7 +61,8 @@ Value Interpreter::element_of(const Expr *iterable) {
   // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
   // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
   for (const Origin *o : v.origins)
-    if (o->kind == OriginKind::Skip && frame_->unit && o->label.substr(0, 4) == "past")
+    if (o->kind == OriginKind::Skip && frame_->unit &&
+        (o->layer_caches || o->label.substr(0, 4) == "past"))
       return tensor(make_origin(OriginKind::LayerIteration, o->label, iterable->range));
   switch (v.kind) {
   case Value::Kind::Module:
