@@ -401,6 +401,23 @@ void PackageBuilder::scan_assignment(
       break;
     value = local->second;
   }
+  if (value->kind == ExprKind::Attribute && value->operands[0]->kind == ExprKind::Name) {
+    auto local = init_locals_.find(value->operands[0]->text);
+    if (local != init_locals_.end() && local->second != value) {
+      Built owner = classify_constructor(local->second, builders, 0);
+      if (owner.is_module && !owner.class_name.empty()) {
+        // A placeholder now keeps the child's place in registration order (the device map
+        // follows it); its class is filled in, or it is dropped, once every class is read.
+        ChildDecl child;
+        child.name = std::string(attr);
+        child.range = range;
+        add_child(cls, child);
+        member_children_.push_back(
+            {&cls, std::move(child), owner.class_name, std::string(value->text)});
+        return;
+      }
+    }
+  }
   // `self.a = self.a.to("cuda:1")` (LibTorch's `a->to({kCUDA, 1})`) places a child already built.
   std::string placed = literal_placement(value);
   if (!placed.empty() && value->operands[0]->operands[0]->kind == ExprKind::Attribute &&
@@ -492,6 +509,30 @@ void PackageBuilder::promote_called_factories() {
       if (use.called)
         add_child(*cls, std::move(candidate));
     }
+}
+
+void PackageBuilder::resolve_member_children() {
+  for (MemberChild &m : member_children_) {
+    const ModuleClass *owner = pkg_.find_class(m.owner_class, m.cls->file);
+    const ChildDecl *member = owner ? owner->find_child(m.member) : nullptr;
+    auto &children = m.cls->children;
+    for (auto it = children.begin(); it != children.end(); ++it) {
+      // Still the placeholder: no later assignment replaced it.
+      if (it->name != m.child.name || !it->class_name.empty() ||
+          it->range.begin != m.child.range.begin)
+        continue;
+      if (!member) { // not a submodule of the other model (its config, a method): no child
+        children.erase(it);
+        break;
+      }
+      ChildDecl child = *member;
+      child.name = m.child.name;
+      child.range = m.child.range;
+      child.resolved = nullptr;
+      *it = std::move(child);
+      break;
+    }
+  }
 }
 
 void PackageBuilder::add_child(ModuleClass &cls, ChildDecl child) {

@@ -136,6 +136,7 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
   for (auto &cls : pkg->classes)
     builder.collect_members(*cls);
   builder.promote_called_factories();
+  builder.resolve_member_children();
   builder.resolve_children();
   assign_model_scopes(*pkg, overrides);
   return pkg;

@@ -34,6 +34,9 @@ public:
   void collect_members(ModuleClass &cls);
   // Factory-built attributes that some method calls like a module become children.
   void promote_called_factories();
+  // `text_model = TextModel(cfg); self.text_model = text_model.text_model`: the child is the
+  // member of the other class, known once every class has been read.
+  void resolve_member_children();
 
 private:
   Package &pkg_;
@@ -41,6 +44,13 @@ private:
       nullptr; // the file of the class being scanned: names resolve there
   std::unordered_map<std::string_view, const Expr *> init_locals_; // of the __init__ being read
   std::unordered_map<ModuleClass *, std::vector<ChildDecl>> factory_candidates_;
+  struct MemberChild {
+    ModuleClass *cls;
+    ChildDecl child;         // name and range; the rest comes from the owner's member
+    std::string owner_class; // the class of the local the member is read from
+    std::string member;
+  };
+  std::vector<MemberChild> member_children_;
 
   bool is_unknown_layer_base(const ModuleClass &cls, const Expr *base) const;
   bool is_opaque_factory_call(const Expr *call) const;

@@ -51,6 +51,7 @@ Value join(const Value &a, const Value &b, size_t max_origins) {
   add_origins(out.origins, origins_of(b, max_origins), max_origins);
   if (out.kind == Value::Kind::Str)
     out.kind = Value::Kind::Neutral;
+  out.element = a.element && b.element;
   return out;
 }
 

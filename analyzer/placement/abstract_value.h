@@ -32,6 +32,9 @@ struct Value {
   const ModuleClass *module_class = nullptr;    // Module: class of path when known
   const ChildDecl *child = nullptr;             // Module: declaration of the last segment
   std::string_view text;                        // Str
+  // One element taken out of a module's output (`a, b = self.attn(x)`, `self.attn(x)[0]`): a
+  // tensor, whatever its name says, not the output tuple itself.
+  bool element = false;
 
   bool has_origins() const { return !origins.empty(); }
   static Value neutral() { return {}; }

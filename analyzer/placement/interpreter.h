@@ -128,7 +128,7 @@ private:
   Value eval_subscript(const Expr *e);
   Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,
                const Value &r, const Expr *whole);
-  static bool names_outputs(const Expr *e);
+  static bool names_outputs(const Expr *e, bool element);
 
   // ---- calls (interpreter_calls.cpp) ----
   static bool is_device_literal(std::string_view s);
@@ -146,6 +146,9 @@ private:
   Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
                       const ModuleClass *unit);
   static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
+  // `super().name` seen from `running`, a method of `unit` or of one of its package bases.
+  static const FunctionDef *base_method(const ModuleClass *unit, const FunctionDef *running,
+                                        std::string_view name);
   Value eval_call(const Expr *call);
 
   // ---- site emission (site_emission.cpp) ----

@@ -396,13 +396,42 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
     frame.env[p.name] = v;
   }
   (void)call;
+  // A method of the same object sees the attributes this entry has set on `self` so far, and
+  // its own settings stay for the caller (`self._set_cache(...)` then `self.cos_cached`).
+  const bool same_self = bound_self && unit && unit == frame_->unit;
+  if (same_self)
+    for (const auto &[key, value] : frame_->env)
+      if (starts_with(key, "self."))
+        frame.env.emplace(key, value);
   Frame *caller = frame_;
   frame_ = &frame;
   call_stack_.push_back(fn);
   exec_block(fn->body);
   call_stack_.pop_back();
   frame_ = caller;
+  if (same_self)
+    for (const auto &[key, value] : frame.env)
+      if (starts_with(key, "self."))
+        frame_->env[key] = value;
   return frame.returns;
+}
+
+const FunctionDef *Interpreter::base_method(const ModuleClass *unit, const FunctionDef *running,
+                                            std::string_view name) {
+  // The class whose method is running, among the unit and its package bases.
+  std::vector<const ModuleClass *> pending{unit};
+  for (size_t i = 0; i < pending.size() && i < 32; ++i) {
+    const ModuleClass *cls = pending[i];
+    if (std::find(cls->def->methods.begin(), cls->def->methods.end(), running) !=
+        cls->def->methods.end()) {
+      for (const ModuleClass *base : cls->bases)
+        if (const FunctionDef *m = base->find_method(name))
+          return m;
+      return nullptr;
+    }
+    pending.insert(pending.end(), cls->bases.begin(), cls->bases.end());
+  }
+  return nullptr;
 }
 
 const ChildDecl *Interpreter::returned_child(const FunctionDef *fn, const ModuleClass *cls) {
@@ -416,6 +445,12 @@ const ChildDecl *Interpreter::returned_child(const FunctionDef *fn, const Module
 Value Interpreter::eval_call(const Expr *call) {
   const Expr *callee = call->operands[0];
   std::string_view leaf = call->text;
+  // super().method(...): the method of the next package base that defines it, on this self.
+  if (callee->kind == ExprKind::Attribute && frame_->unit && frame_->function &&
+      callee->operands[0]->kind == ExprKind::Call &&
+      is_name(callee->operands[0]->operands[0], "super"))
+    if (const FunctionDef *m = base_method(frame_->unit, frame_->function, leaf))
+      return call_function(m, call, eval_args(call), true, frame_->unit);
   // self.method(...) / self.child(...)
   if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "self") && frame_->unit) {
     const ModuleClass *unit = frame_->unit;
@@ -423,6 +458,14 @@ Value Interpreter::eval_call(const Expr *call) {
       Args args = eval_args(call);
       if (const FunctionDef *m = unit->find_method(leaf))
         return call_function(m, call, args, true, unit);
+      // A buffer registered while running (`self.register_buffer("inv_freq", inv_freq)`) is
+      // that value from now on: dispatch moved the one it replaced, not this one.
+      if ((leaf == "register_buffer" || leaf == "register_parameter") &&
+          call->operands.size() > 2 && call->operands[1]->kind == ExprKind::String &&
+          args.positional.size() > 1) {
+        frame_->env[intern("self." + std::string(call->operands[1]->text))] = args.positional[1];
+        return Value::neutral();
+      }
       if (leaf == "get_input_embeddings" || leaf == "get_output_embeddings")
         return module_value(leaf, nullptr);
       // transformers' own loss functions move labels to the logits' device themselves.
@@ -579,6 +622,19 @@ Value Interpreter::eval_call(const Expr *call) {
     rest.positional.erase(rest.positional.begin());
     return module_call(args.positional[0], call, rest);
   }
+  // `make_masks(structure)`: a function the analysis cannot see may fill a dict or list it is
+  // given, with tensors made anywhere: what the container holds afterwards is unknown.
+  if (callee->kind == ExprKind::Name)
+    for (size_t i = 1; i < call->operands.size(); ++i) {
+      const Expr *arg = call->operands[i];
+      auto held = arg->kind == ExprKind::Name ? frame_->env.find(arg->text) : frame_->env.end();
+      if (held == frame_->env.end() || held->second.kind != Value::Kind::Tuple)
+        continue;
+      Value unknown;
+      unknown.kind = Value::Kind::Tuple;
+      unknown.origins.push_back(make_origin(OriginKind::Skip, "filled", arg->range));
+      held->second = unknown;
+    }
   return first_tensor(args);
 }
 

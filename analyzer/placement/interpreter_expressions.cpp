@@ -62,7 +62,8 @@ Value Interpreter::element_of(const Expr *iterable) {
   // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
   // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
   for (const Origin *o : v.origins)
-    if (o->kind == OriginKind::Skip && frame_->unit && o->label.substr(0, 4) == "past")
+    if (o->kind == OriginKind::Skip && frame_->unit &&
+        (o->layer_caches || o->label.substr(0, 4) == "past"))
       return tensor(make_origin(OriginKind::LayerIteration, o->label, iterable->range));
   switch (v.kind) {
   case Value::Kind::Module:
@@ -324,7 +325,9 @@ Value Interpreter::eval_subscript(const Expr *e) {
     }
     if (site.operands.size() > 1)
       emit(site);
-    return base;
+    Value out = base;
+    out.element = e->operands.size() == 2 && constant_index(e->operands[1]);
+    return out;
   }
   default:
     for (size_t i = 1; i < e->operands.size(); ++i)
@@ -337,7 +340,13 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
                           const Expr *right_expr, const Value &r, const Expr *whole) {
   // `outputs + cross_attention_outputs[1:]`: module outputs are tuples by transformers'
   // naming convention, and `+` on them concatenates.
-  bool outputs_concat = op == "+" && (names_outputs(left_expr) || names_outputs(right_expr));
+  // The name is only a guess: a number (`past_key_values_length`) or one element taken out of
+  // an output (`attn_outputs, _ = self.attn(x)`) is no tuple.
+  auto named_container = [&](const Expr *expr, const Value &v) {
+    return v.kind != Value::Kind::Neutral && names_outputs(expr, v.element);
+  };
+  bool outputs_concat =
+      op == "+" && (named_container(left_expr, l) || named_container(right_expr, r));
   bool l_container = l.kind == Value::Kind::Tuple || outputs_concat;
   bool r_container = r.kind == Value::Kind::Tuple || outputs_concat;
   if (l_container || r_container) {
@@ -405,14 +414,15 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
   return anchored_result(reported, out);
 }
 
-bool Interpreter::names_outputs(const Expr *e) {
+bool Interpreter::names_outputs(const Expr *e, bool element) {
   while (e && e->kind == ExprKind::Subscript)
     e = e->operands[0];
   if (!e || (e->kind != ExprKind::Name && e->kind != ExprKind::Attribute))
     return false;
   std::string_view name = e->text;
   // Caches are tuples too: `present_key_value + cross_attn_present_key_value`.
-  return (name.size() >= 7 && name.substr(name.size() - 7) == "outputs") ||
+  // A cache taken out of an output is still a tuple of tensors.
+  return (!element && name.size() >= 7 && name.substr(name.size() - 7) == "outputs") ||
          name.find("key_value") != std::string_view::npos || name.substr(0, 7) == "present";
 }
 

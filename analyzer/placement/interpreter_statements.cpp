@@ -264,6 +264,7 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
         assign(targets[i], (*v.elements)[i], nullptr);
     } else {
       Value each = v.kind == Value::Kind::Tuple ? as_tensor(v) : v;
+      each.element = each.kind == Value::Kind::Tensor;
       for (const Expr *t : targets)
         assign(t, each, nullptr);
     }

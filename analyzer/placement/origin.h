@@ -26,6 +26,7 @@ struct Origin {
   bool maybe_not_tensor = false;  // an unannotated argument: may be a Python number or object
   bool in_helper = false;         // made inside an inlined helper, on one of its paths
   bool collected = false;         // LayerIteration gathered by a comprehension, read after it ran
+  bool layer_caches = false;      // Skip: the caches of every layer, one per layer's device
   std::string_view label;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)

@@ -131,6 +131,13 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
       continue;
     }
     frame.env[p.name] = input_for(p);
+    // `_reorder_cache(past, beam_idx)` is called by `generate` alone, with the caches the layers
+    // returned, whatever the argument is named: one cache per layer, on that layer's device.
+    if (method && fn->name == "_reorder_cache" && i == 1) {
+      const Origin *caches = make_origin(OriginKind::Skip, p.name, p.range);
+      const_cast<Origin *>(caches)->layer_caches = true;
+      frame.env[p.name] = tensor(caches);
+    }
   }
   call_stack_.push_back(fn);
   exec_block(fn->body);

@@ -5,6 +5,8 @@
 #include <string>
 #include <tree_sitter/api.h>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 extern "C" const TSLanguage *tree_sitter_python(void);
 
@@ -861,18 +863,30 @@ private:
     case Sym::DictionaryComprehension: {
       Expr *e = make_expr(ExprKind::Comprehension, n);
       e->text = kind(n) == Sym::ListComprehension ? "list" : "generator";
-      Expr *element = lower_expr(field(n, sym_.body), depth);
-      Expr *iterated = nullptr;
-      Expr *target = nullptr;
+      // `{k: v for ...}` yields its values.
+      TSNode body = field(n, sym_.body);
+      Expr *element = lower_expr(kind(body) == Sym::Pair ? field(body, sym_.value) : body, depth);
+      // `for layer_past in past for state in layer_past`: each further clause is a
+      // comprehension nested in the element of the one before.
+      std::vector<std::pair<Expr *, Expr *>> clauses; // (iterated, target)
       for_each_named_child(n, [&](TSNode c) {
-        if (kind(c) == Sym::ForInClause && !iterated) {
-          iterated = lower_expr(field(c, sym_.right), depth);
-          target = lower_expr(field(c, sym_.left), depth);
-        }
+        if (kind(c) == Sym::ForInClause)
+          clauses.emplace_back(lower_expr(field(c, sym_.right), depth),
+                               lower_expr(field(c, sym_.left), depth));
       });
-      if (!element || !iterated || !target)
+      if (!element || clauses.empty())
         return make_expr(ExprKind::Other, n);
-      e->operands = {element, iterated, target};
+      for (size_t i = clauses.size(); i-- > 1;) {
+        if (!clauses[i].first || !clauses[i].second)
+          return make_expr(ExprKind::Other, n);
+        Expr *inner = make_expr(ExprKind::Comprehension, n);
+        inner->text = "generator";
+        inner->operands = {element, clauses[i].first, clauses[i].second};
+        element = inner;
+      }
+      if (!clauses[0].first || !clauses[0].second)
+        return make_expr(ExprKind::Other, n);
+      e->operands = {element, clauses[0].first, clauses[0].second};
       return e;
     }
     case Sym::NamedExpression: {
