@@ -3,8 +3,11 @@
 // as written next to each case; no GPU and no accelerate run were available to record them.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "driver/model_setup.h"
 #include "frontend/python/python_frontend.h"
+#include "model/torch_layers.h"
 #include "placement/device_map_check.h"
 #include "placement/device_map_simulation.h"
 #include "test_support.h"
@@ -28,6 +31,38 @@ std::unique_ptr<ModelSetup> load(const std::string &dir, const std::string &conf
 SimulationResult simulate(const ModelSetup &setup, SimulationRequest request) {
   request.no_split_module_classes = setup.no_split_modules;
   return simulate_device_map(setup.tree, request);
+}
+
+LayerShape layer(std::string_view leaf, std::vector<LayerArgument> args) {
+  return torch_layer_shape(leaf, [&](size_t position, std::string_view) {
+    return position < args.size() ? args[position]
+                                  : LayerArgument{LayerArgument::Kind::Missing, 0, 0, {}};
+  });
+}
+LayerArgument integer(int64_t v) { return {LayerArgument::Kind::Int, v, 0, {}}; }
+
+// A kernel size given as one int counts once per dimension of the convolution (UBSan found
+// Conv2d's taken as 52 dimensions, the character code of its last letter).
+TEST(TorchLayers, ConvolutionKernelPerDimension) {
+  EXPECT_EQ(layer("Conv1d", {integer(4), integer(8), integer(3)}).tensors[0].numel, 4 * 8 * 3);
+  EXPECT_EQ(layer("Conv2d", {integer(3), integer(1024), integer(14)}).tensors[0].numel,
+            3 * 1024 * 14 * 14);
+  EXPECT_EQ(layer("ConvTranspose3d", {integer(2), integer(4), integer(3)}).tensors[0].numel,
+            2 * 4 * 27);
+}
+
+// Sizes from hostile or mistaken input are unknown, never an overflowed number.
+TEST(TorchLayers, SizesTooLargeAreUnknown) {
+  LayerShape huge = layer("Linear", {integer(int64_t{1} << 40), integer(int64_t{1} << 40)});
+  ASSERT_EQ(huge.tensors.size(), 2u);
+  EXPECT_FALSE(huge.tensors[0].numel.has_value()); // weight: 2^80 elements
+  EXPECT_FALSE(layer("Linear", {integer(4), integer(-8)}).tensors[0].numel.has_value());
+  EXPECT_FALSE(layer("Conv3d", {integer(1), integer(1), integer(int64_t{1} << 30)})
+                   .tensors[0]
+                   .numel.has_value());
+  EXPECT_EQ(element_product(int64_t{1} << 20, int64_t{1} << 20), int64_t{1} << 40);
+  EXPECT_FALSE(element_product(int64_t{1} << 40, 2).has_value());
+  EXPECT_FALSE(element_sum(std::numeric_limits<int64_t>::max(), 1).has_value());
 }
 
 TEST(ModuleTree, TinyModelSizesFromConfig) {

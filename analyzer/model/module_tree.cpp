@@ -1619,7 +1619,7 @@ private:
   static Value tensor_of(std::optional<int64_t> numel, bool integer, int bytes) {
     Value v;
     v.kind = Kind::Tensor;
-    v.numel = numel;
+    v.numel = element_count(numel);
     v.integer_dtype = integer;
     v.element_bytes = bytes;
     return v;
@@ -1627,10 +1627,10 @@ private:
 
   // A size given as ints, a list of ints, or torch.Size.
   std::optional<int64_t> size_product(const std::vector<Value> &args, std::vector<int64_t> *dims) {
-    int64_t p = 1;
+    std::optional<int64_t> p = 1;
     auto add = [&](const Value &v) {
       if (v.is(Kind::Int)) {
-        p *= v.integer;
+        p = element_product(p, v.integer);
         if (dims)
           dims->push_back(v.integer);
         return true;
@@ -1743,15 +1743,15 @@ private:
     if (leaf == "outer" && a.positional.size() == 2 && a.positional[0].is(Kind::Tensor) &&
         a.positional[1].is(Kind::Tensor)) {
       auto x = a.positional[0].numel, y = a.positional[1].numel;
-      return tensor_of(x && y ? std::optional<int64_t>(*x * *y) : std::nullopt, false, 4);
+      return tensor_of(element_product(x, y), false, 4);
     }
     if (leaf == "cat" || leaf == "concat" || leaf == "stack") {
       if (!a.positional.empty() && a.positional[0].is(Kind::List)) {
-        int64_t total = 0;
+        std::optional<int64_t> total = 0;
         for (const Value &t : *a.positional[0].list) {
           if (!t.is(Kind::Tensor) || !t.numel)
             return tensor_of(std::nullopt, false, 4);
-          total += *t.numel;
+          total = element_sum(total, t.numel);
         }
         return tensor_of(total, false, 4);
       }

@@ -9,6 +9,10 @@ namespace {
 using Arg = LayerArgument;
 using Kind = LayerArgument::Kind;
 
+std::optional<int64_t> mul(std::optional<int64_t> a, std::optional<int64_t> b) {
+  return element_product(a, b);
+}
+
 struct ShapeBuilder {
   const std::function<Arg(size_t, std::string_view)> &arg;
   LayerShape out;
@@ -41,15 +45,15 @@ struct ShapeBuilder {
   std::optional<int64_t> kernel(size_t position, std::string_view keyword, int dims) {
     Arg a = arg(position, keyword);
     if (a.kind == Kind::Int) {
-      int64_t p = 1;
+      std::optional<int64_t> p = 1;
       for (int i = 0; i < dims; ++i)
-        p *= a.integer;
+        p = mul(p, a.integer);
       return p;
     }
     if (a.kind == Kind::IntList) {
-      int64_t p = 1;
+      std::optional<int64_t> p = 1;
       for (int64_t v : a.ints)
-        p *= v;
+        p = mul(p, v);
       return p;
     }
     if (out.unknown.empty())
@@ -62,17 +66,31 @@ struct ShapeBuilder {
   }
   void add(std::string name, std::optional<int64_t> numel, bool buffer = false,
            bool integer_dtype = false, int bytes = 4) {
-    out.tensors.push_back({std::move(name), numel, buffer, integer_dtype, bytes});
+    out.tensors.push_back({std::move(name), element_count(numel), buffer, integer_dtype, bytes});
   }
 };
 
-std::optional<int64_t> mul(std::optional<int64_t> a, std::optional<int64_t> b) {
-  if (!a || !b)
+} // namespace
+
+std::optional<int64_t> element_count(std::optional<int64_t> n) {
+  if (!n || *n < 0 || *n > kMaxTensorElements)
     return std::nullopt;
-  return *a * *b;
+  return n;
 }
 
-} // namespace
+std::optional<int64_t> element_product(std::optional<int64_t> a, std::optional<int64_t> b) {
+  int64_t out = 0;
+  if (!a || !b || __builtin_mul_overflow(*a, *b, &out))
+    return std::nullopt;
+  return element_count(out);
+}
+
+std::optional<int64_t> element_sum(std::optional<int64_t> a, std::optional<int64_t> b) {
+  int64_t out = 0;
+  if (!a || !b || __builtin_add_overflow(*a, *b, &out))
+    return std::nullopt;
+  return element_count(out);
+}
 
 bool is_parameterless_layer(std::string_view leaf) {
   static const std::unordered_set<std::string_view> names = {"Dropout",
@@ -203,14 +221,14 @@ LayerShape torch_layer_shape(std::string_view leaf,
     }
   } else if (leaf == "Conv1d" || leaf == "Conv2d" || leaf == "Conv3d" ||
              leaf == "ConvTranspose1d" || leaf == "ConvTranspose2d" || leaf == "ConvTranspose3d") {
-    int dims = leaf.back() - '0';
+    int dims = leaf[leaf.size() - 2] - '0'; // Conv2d: 2
     bool transposed = leaf.rfind("ConvTranspose", 0) == 0;
     auto in = b.integer(0, "in_channels"), out = b.integer(1, "out_channels");
     auto k = b.kernel(2, "kernel_size", dims);
     auto groups = b.integer(6, "groups", 1);
     std::optional<int64_t> w;
     if (in && out && k && groups && *groups > 0)
-      w = transposed ? *in * (*out / *groups) * *k : *out * (*in / *groups) * *k;
+      w = transposed ? mul(mul(in, *out / *groups), k) : mul(mul(out, *in / *groups), k);
     b.add("weight", w);
     if (b.flag(7, "bias", true))
       b.add("bias", out);

@@ -38,6 +38,18 @@ struct LayerShape {
 LayerShape torch_layer_shape(std::string_view class_leaf,
                              const std::function<LayerArgument(size_t, std::string_view)> &arg);
 
+// The largest tensor, in elements, whose size devlint computes (2^40: 4 TiB of float32). Sizes
+// come from the user's code and configuration; a larger or negative one is unknown, so that the
+// sums of sizes over a model never overflow.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// a * b as an element count: unknown when either is, or when the product is not in
+// [0, kMaxTensorElements]. element_sum likewise for a + b.
+std::optional<int64_t> element_product(std::optional<int64_t> a, std::optional<int64_t> b);
+std::optional<int64_t> element_sum(std::optional<int64_t> a, std::optional<int64_t> b);
+// `n` when it is a valid element count, else unknown.
+std::optional<int64_t> element_count(std::optional<int64_t> n);
+
 // torch.nn / transformers modules that hold no parameter (activations, dropout, pooling...).
 bool is_parameterless_layer(std::string_view class_leaf);
 

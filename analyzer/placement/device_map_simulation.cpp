@@ -62,6 +62,9 @@ struct Sizes {
   }
 };
 
+// Where module sizes saturate (1 PiB): a sum of thousands of them still fits in int64.
+constexpr int64_t kMaxModuleBytes = int64_t{1} << 50;
+
 Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown) {
   Sizes sizes;
   std::unordered_set<int> seen_storage;
@@ -75,6 +78,8 @@ Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown) {
       numel = *t.tensor->numel;
     else if (unknown)
       unknown->push_back(t.name);
+    // numel is at most kMaxTensorElements; the sums saturate, far above any real model, so a
+    // hostile model (millions of the largest tensors) cannot overflow them.
     int64_t bytes = t.tensor->integer_dtype
                         ? numel * t.tensor->element_bytes
                         : numel * std::min(tree.dtype_bytes, t.tensor->element_bytes);
@@ -83,7 +88,7 @@ Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown) {
       auto [it, inserted] = sizes.by_name.emplace(key, 0);
       if (inserted)
         sizes.insertion_order.push_back(key);
-      it->second += bytes;
+      it->second = std::min(it->second + bytes, kMaxModuleBytes);
     };
     add("");
     size_t start = 0;

@@ -50,7 +50,10 @@ std::string qualified_name(const clang::NamedDecl *d) {
   return d ? d->getQualifiedNameAsString() : std::string();
 }
 
+// Types can be null in code Clang recovered from errors: every helper below accepts that.
 const clang::CXXRecordDecl *record_of(clang::QualType type) {
+  if (type.isNull())
+    return nullptr;
   type = type.getNonReferenceType().getCanonicalType();
   if (const auto *p = type->getAs<clang::PointerType>())
     type = p->getPointeeType().getCanonicalType();
@@ -68,6 +71,8 @@ bool is_tensor_type(clang::QualType t) {
   return is_record(t, "at::Tensor") || is_record(t, "at::TensorBase");
 }
 bool is_device_type(clang::QualType t) {
+  if (t.isNull())
+    return false;
   return is_record(t, "c10::Device") ||
          qualified_name(t.getNonReferenceType()->getAsTagDecl()) == "c10::DeviceType";
 }
@@ -87,10 +92,12 @@ bool derives_from(const clang::CXXRecordDecl *r, std::string_view base, int dept
 }
 
 // The module class a value of `type` holds: NetImpl for `Net` (TORCH_MODULE's holder),
-// `std::shared_ptr<NetImpl>`, `NetImpl&`; torch::jit::Module itself.
-const clang::CXXRecordDecl *module_class_of(clang::QualType type) {
+// `std::shared_ptr<NetImpl>`, `NetImpl&`; torch::jit::Module itself. Each record is looked at
+// once: a class can hold itself (`class Loop : ModuleHolder<Loop>`), which is a cycle.
+const clang::CXXRecordDecl *module_class_of(clang::QualType type,
+                                            std::set<const clang::CXXRecordDecl *> &seen) {
   const clang::CXXRecordDecl *r = record_of(type);
-  for (int depth = 0; r && depth < 4; ++depth) {
+  for (int depth = 0; r && depth < 4 && seen.insert(r).second; ++depth) {
     if (derives_from(r, "torch::nn::Module") || derives_from(r, "torch::jit::Module"))
       return r;
     const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(r);
@@ -105,11 +112,16 @@ const clang::CXXRecordDecl *module_class_of(clang::QualType type) {
       for (const clang::CXXBaseSpecifier &b : r->bases()) {
         const auto *base = record_of(b.getType());
         if (base && qualified_name(base) == "torch::nn::ModuleHolder")
-          next = module_class_of(b.getType());
+          next = module_class_of(b.getType(), seen);
       }
     r = next;
   }
   return nullptr;
+}
+
+const clang::CXXRecordDecl *module_class_of(clang::QualType type) {
+  std::set<const clang::CXXRecordDecl *> seen;
+  return module_class_of(type, seen);
 }
 
 bool in_namespace(const clang::Decl *d, std::initializer_list<const char *> roots) {
