@@ -102,9 +102,10 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     explicit_placement[root(i)] = explicit_placement[root(i)] || files[i]->explicit_placement;
   for (auto &[r, scope] : scope_of_root) {
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
+    scope->refuses_string_maps = !explicit_placement[r] && has_pretrained[r] && !declares[r] &&
+                                 overrides.extra_no_split_modules.empty();
     scope->supports_device_map =
-        !explicit_placement[r] &&
-        (!has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty());
+        !explicit_placement[r] && (!scope->refuses_string_maps || overrides.hand_made_maps);
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     for (const std::string &k : overrides.extra_skip_keys)

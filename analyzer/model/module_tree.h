@@ -72,6 +72,7 @@ struct ModuleTree {
 struct ModelConfig {
   nlohmann::json values = nlohmann::json::object(); // attribute -> value
   std::string source;                               // "config.json", "defaults of XConfig", ...
+  std::string class_name;                           // the PretrainedConfig subclass evaluated
   std::vector<std::string> unknowns;                // defaults that could not be evaluated
   bool present = false;
 };

@@ -238,7 +238,9 @@ const std::unordered_set<std::string_view> &parameterless_modules() {
                                                              "Threshold",
                                                              "ChannelShuffle",
                                                              "Fold",
-                                                             "Unfold"};
+                                                             "Unfold",
+                                                             "CosineSimilarity",
+                                                             "Softmin"};
   return names;
 }
 
