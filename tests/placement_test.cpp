@@ -38,7 +38,9 @@ TEST(Placement, ResidualInSplitClassIsFlagged) {
   auto findings = check_text(kSplitBlock);
   EXPECT_EQ(codes(findings), std::vector<std::string>{"DL002:10"});
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_NE(findings[0].message.find("Layer is not in _no_split_modules"), std::string::npos);
+  // The placement story is the `why`, not the message's first line.
+  EXPECT_NE(findings[0].why.find("Layer is not in _no_split_modules"), std::string::npos);
+  EXPECT_EQ(findings[0].message.find("_no_split_modules"), std::string::npos);
   ASSERT_EQ(findings[0].origins.size(), 2u);
   EXPECT_EQ(findings[0].origins[0].range.line, 9u); // out: self.norm(...)
   EXPECT_EQ(findings[0].origins[1].range.line, 8u); // hidden_states: the argument

@@ -141,7 +141,9 @@ TEST_F(RenderTest, SarifMessageLinksItsRelatedLocations) {
   nlohmann::json log = nlohmann::json::parse(rendered(OutputFormat::Sarif));
   const auto &result = log["runs"][0]["results"][0];
   // Literal brackets are escaped so that only the links are links.
-  EXPECT_EQ(result["message"]["text"], "`x\\[0\\]` meets `a`. Origins: [`a`](1), [`b`](2).");
+  // The placement fact (`why`) follows, kept out of the short first line.
+  EXPECT_EQ(result["message"]["text"],
+            "`x\\[0\\]` meets `a`. Origins: [`a`](1), [`b`](2). X is split.");
   EXPECT_EQ(result["relatedLocations"][0]["id"], 1);
   EXPECT_EQ(result["relatedLocations"][1]["id"], 2);
 }

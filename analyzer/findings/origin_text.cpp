@@ -3,13 +3,23 @@
 namespace devlint {
 namespace {
 
-std::string function_name(const Site &site) {
+// The function that received an argument: the caller's `forward`, not a helper it passed the
+// value on to.
+std::string function_name(const Origin &o, const Site &site) {
+  const ModuleClass *unit = o.function ? o.unit : site.unit;
+  const FunctionDef *function = o.function ? o.function : site.function;
   std::string out;
-  if (site.unit)
-    out += std::string(site.unit->name) + ".";
-  if (site.function)
-    out += std::string(site.function->name);
+  if (unit)
+    out += std::string(unit->name) + ".";
+  if (function)
+    out += std::string(function->name);
   return out;
+}
+
+// A ModuleList output read after the loop that ran it: no longer "this iteration's".
+bool after_its_loop(const Origin &o, const Site &site) {
+  return o.loop && o.file == site.file &&
+         (site.expr->range.begin < o.loop->range.begin || site.expr->range.end > o.loop->range.end);
 }
 
 // The same for C++ code (docs/CPP_DEVICE_MODEL.md): members without `self.`, `torch::` names,
@@ -19,7 +29,7 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
   std::string label = cpp_spelling(std::string(o.label));
   switch (o.kind) {
   case OriginKind::Input:
-    return "argument `" + label + "` of `" + function_name(site) + "`" + line;
+    return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
   case OriginKind::Child:
     return "output of member module `" + label + "`" + line;
   case OriginKind::LayerIteration:
@@ -60,12 +70,14 @@ std::string describe_origin(const Origin &o, const Site &site) {
   case OriginKind::Input:
     if (label == "self.device")
       return "the module's `self.device`" + line;
-    return "argument `" + label + "` of `" + function_name(site) + "`" + line;
+    return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
   case OriginKind::Child:
     return "comes from `self." + label + "`" + line;
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
+    if (after_its_loop(o, site))
+      return "output of an element of `self." + label + "`, read after the loop over it" + line;
     if (o.earlier_iteration)
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
@@ -86,6 +98,34 @@ std::string describe_origin(const Origin &o, const Site &site) {
     return "placed on `" + label + "`" + line;
   }
   return label + line;
+}
+
+std::string short_origin(const Origin &o, const Site &site) {
+  std::string label(o.label);
+  switch (o.kind) {
+  case OriginKind::Input:
+    return label == "self.device" ? "`self.device`" : "argument `" + label + "`";
+  case OriginKind::Child:
+    return "from `self." + label + "`";
+  case OriginKind::LayerIteration:
+    if (label.rfind("past", 0) == 0)
+      return "one layer's cache";
+    if (after_its_loop(o, site))
+      return "a `self." + label + "` output";
+    return o.earlier_iteration ? "earlier `self." + label + "` outputs"
+                               : "this iteration's `self." + label + "` output";
+  case OriginKind::Parameter:
+    return "parameter `self." + label + "`";
+  case OriginKind::PlainTensor:
+    return "unregistered `self." + label + "`, on the CPU";
+  case OriginKind::Fresh:
+    return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
+  case OriginKind::Skip:
+    return "skip key `" + label + "`";
+  case OriginKind::LiteralDevice:
+    return "on `" + label + "`";
+  }
+  return label;
 }
 
 } // namespace devlint

@@ -7,6 +7,49 @@
 #include "model/text.h"
 
 namespace devlint {
+namespace {
+
+constexpr size_t kMaxFirstLine = 200; // message first lines stay short, like Ruff's
+
+// "`torch.cat` combines `a` (from `self.x`) with `b` (argument `b`), which may be on different
+// devices": the origins and the placement story (`why`) come after it.
+std::string first_line(const Site &site, const Mismatch &m) {
+  const SourceFile &file = *site.file->source;
+  const Expr *anchor_expr = site.operands[m.anchor].expr;
+  const Expr *moved_expr = site.operands[m.moved.front()].expr;
+  std::string op =
+      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
+  std::string tail = site.kind == SiteKind::ModelCall ? ", which sit on different devices"
+                                                      : ", which may be on different devices";
+  const Origin &moved = *m.moved_origin;
+  const Origin &anchor = *m.anchor_origin;
+  if (moved_expr == anchor_expr) {
+    // One list holds both: name the list and what differs between its elements.
+    std::string list = "`" + shorten_snippet(file.slice(anchor_expr->range)) + "`";
+    if (moved.kind == OriginKind::LayerIteration && anchor.kind == OriginKind::LayerIteration &&
+        moved.label == anchor.label)
+      return op + " combines per-iteration outputs of `self." + std::string(moved.label) +
+             "` collected in " + list + tail;
+    return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
+           short_origin(anchor, site) + tail;
+  }
+  for (size_t width : {size_t(48), size_t(24)}) {
+    auto text = [&](const Expr *e) {
+      return "`" + shorten_snippet(file.slice(e->range), width) + "`";
+    };
+    std::string line = op + " combines " + text(moved_expr) + " (" + short_origin(moved, site) +
+                       ") with " + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" +
+                       tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+    line = op + " combines " + text(moved_expr) + " with " + text(anchor_expr) + tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+  }
+  return op + " combines operands" + tail;
+}
+
+} // namespace
 
 bool RuleSelection::enabled(std::string_view code) const {
   auto matches = [&](const std::vector<std::string> &list) {
@@ -68,14 +111,7 @@ int SiteChecker::on_site(const Site &site) {
   f.range = site.expr->range;
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
-  std::string op =
-      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
-  f.message = op + " combines `" + shorten_snippet(file.slice(moved_expr->range)) + "` (" +
-              describe_origin(*m.moved_origin, site) + ") with `" +
-              shorten_snippet(file.slice(anchor_expr->range)) + "` (" +
-              describe_origin(*m.anchor_origin, site) + ")" +
-              (site.kind == SiteKind::ModelCall ? ", which sit on different devices"
-                                                : ", which may be on a different device");
+  f.message = first_line(site, m);
   const UnitFacts &facts = placement_.facts(site.unit);
   bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
                         m.moved_origin->kind == OriginKind::PlainTensor ||
@@ -84,8 +120,6 @@ int SiteChecker::on_site(const Site &site) {
     f.why = facts.why;
   if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
     f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";
-  if (!f.why.empty())
-    f.message += "; " + f.why;
   auto related = [&](const Origin *o, std::string role) {
     RelatedLocation r;
     r.path = o->file ? o->file->source->display_path : file.display_path;

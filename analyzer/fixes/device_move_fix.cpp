@@ -500,8 +500,11 @@ std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &st
       return std::nullopt;
   std::string indent = file.text.substr(line_start, statement.range.begin - line_start);
   std::string name(file.slice(base->range));
+  size_t line_end = file.text.find('\n', statement.range.begin);
+  bool crlf = line_end != std::string::npos && line_end > 0 && file.text[line_end - 1] == '\r';
   return TextEdit{line_start, line_start,
-                  indent + name + " = " + name + ".to(" + anchor + ".device)\n"};
+                  indent + name + " = " + name + ".to(" + anchor + ".device)" +
+                      (crlf ? "\r\n" : "\n")};
 }
 
 } // namespace devlint

@@ -11,6 +11,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr size_t kDefaultLineLength = 88; // Ruff's and Black's default
+
 // The document, or nothing when it does not parse.
 std::optional<toml::table> parse(const fs::path &path) {
   try {
@@ -91,7 +93,8 @@ size_t fix_line_limit(const SourceFile &file) {
   if (!file.path.empty() && file.path != "-")
     if (auto limit = configured_limit(file.path))
       return *limit;
-  size_t longest = 0;
+  // Never below Ruff's default line length: a short file's longest line is no style rule.
+  size_t longest = kDefaultLineLength;
   for (uint32_t line = 1; line <= file.line_count(); ++line) {
     std::string_view text = file.line_text(line);
     if (!text.empty() && text.back() == '\r')

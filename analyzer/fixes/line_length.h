@@ -13,7 +13,8 @@ namespace devlint {
 size_t display_width(std::string_view line);
 
 // The limit for new lines in `file`: `line-length` from the nearest `.ruff.toml`, `ruff.toml` or
-// `pyproject.toml` ([tool.ruff], then [tool.black]) above the file, else its longest line.
+// `pyproject.toml` ([tool.ruff], then [tool.black]) above the file, else its longest line (at
+// least 88, Ruff's default).
 size_t fix_line_limit(const SourceFile &file);
 
 } // namespace devlint

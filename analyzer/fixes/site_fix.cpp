@@ -3,10 +3,37 @@
 #include <algorithm>
 
 #include "fixes/device_move_fix.h"
+#include "fixes/line_length.h"
 #include "model/text.h"
 
 namespace devlint {
 namespace {
+
+// `self.bias` when `__init__` may set it to None (`self.bias = None` on some path).
+bool assigns_none(const std::vector<Stmt *> &body, std::string_view attr) {
+  for (const Stmt *stmt : body) {
+    if (!stmt)
+      continue;
+    if (stmt->kind == StmtKind::Assign && stmt->value && stmt->value->kind == ExprKind::NoneLiteral)
+      for (const Expr *t : stmt->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
+          return true;
+    if (assigns_none(stmt->body, attr) || assigns_none(stmt->orelse, attr))
+      return true;
+  }
+  return false;
+}
+
+bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
+  if (!unit || !operand || operand->kind != ExprKind::Attribute ||
+      !is_name(operand->operands[0], "self"))
+    return false;
+  for (const ModuleClass *c = unit; c; c = c->bases.empty() ? nullptr : c->bases.front())
+    for (const FunctionDef *method : c->def->methods)
+      if (method->name == "__init__" && assigns_none(method->body, operand->text))
+        return true;
+  return false;
+}
 
 // A fresh tensor is best created on the right device (DEVICE_MODEL.md section 4): add
 // `device=x.device` to its constructor, at the site or where the value was made earlier in the
@@ -115,14 +142,36 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                             "` could anchor the move";
     return;
   }
+  // A list built elsewhere has no per-element expression to move.
+  if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
+    finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
+    return;
+  }
+  // A safe fix only moves values proven to be tensors: `.to()` on an int, None or a list breaks.
+  for (size_t i : m.moved) {
+    const SiteOperand &operand = site.operands[i];
+    std::string text = "`" + shorten_snippet(file.slice(operand.expr->range)) + "`";
+    for (const Origin *o : operand.origins)
+      if (o->maybe_not_tensor) {
+        finding.no_fix_reason = text + " may be a Python number, None or a list rather than a "
+                                       "tensor (an argument without a tensor annotation)";
+        return;
+      }
+    if (may_be_none_attribute(site.unit, operand.expr)) {
+      finding.no_fix_reason = text + " may be None (the module sets it to None in `__init__`)";
+      return;
+    }
+  }
   Fix fix;
   bool created = false;
+  std::vector<const Expr *> moved_operands;
   for (size_t i : m.moved) {
     const Expr *operand = site.operands[i].expr;
     if (!operand || operand->range.end <= operand->range.begin ||
         (operand->range.begin < site.expr->range.begin && site.kind != SiteKind::IndexPut)) {
       continue;
     }
+    moved_operands.push_back(operand);
     if (strategy == FixStrategy::CreateOnAnchor)
       if (auto edit = create_fresh_on_anchor(site, m, i, anchor)) {
         fix.edits.push_back(*edit);
@@ -135,6 +184,26 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     finding.no_fix_reason = "the operand is not a single expression at the site";
     return;
   }
+  // The fix keeps the file's style: a move that makes a line too long goes on a line of its own,
+  // out of simple statements only; otherwise there is no fix. C++ fixes are left to clang-format
+  // to wrap, as clang-tidy's are.
+  size_t limit = fix_line_limit(file);
+  if (file.language == Language::Python && !fits_line_limit(file, fix.edits, limit)) {
+    std::vector<TextEdit> hoisted;
+    for (const Expr *operand : moved_operands) {
+      auto edit = created || !site.statement || site.file->explicit_placement
+                      ? std::nullopt
+                      : hoisted_move_edit(file, *site.statement, operand, anchor);
+      if (!edit || !fits_line_limit(file, {*edit}, limit)) {
+        finding.no_fix_reason = "the move would make a line longer than " + std::to_string(limit) +
+                                " characters and cannot go on a line of its own here";
+        return;
+      }
+      if (hoisted.empty() || hoisted.back().replacement != edit->replacement)
+        hoisted.push_back(*edit);
+    }
+    fix.edits = std::move(hoisted);
+  }
   const Expr *first = site.operands[m.moved.front()].expr;
   fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" +
               device_of(file, anchor) + "`";
@@ -144,11 +213,6 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
   if (m.moved.size() > 1)
     fix.title =
         "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
-  // A list built elsewhere has no per-element expression to move.
-  if (site.operands[m.moved.front()].expr == site.operands[m.anchor].expr) {
-    finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
-    return;
-  }
   finding.fix = std::move(fix);
 }
 

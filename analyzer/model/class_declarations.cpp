@@ -53,6 +53,7 @@ void PackageBuilder::collect_declarations() {
       for (const Expr *b : c->bases)
         cls->base_names.emplace_back(leaf_of(b));
       pkg_.class_by_name.emplace(cls->name, cls.get());
+      pkg_.classes_of_file[file].emplace(cls->name, cls.get());
       pkg_.classes.push_back(std::move(cls));
     }
     for (const FunctionDef *f : file->functions)
@@ -71,7 +72,10 @@ void PackageBuilder::collect_declarations() {
   }
   for (auto &cls : pkg_.classes) {
     for (const std::string &b : cls->base_names) {
-      ModuleClass *base = pkg_.class_by_name.count(b) ? pkg_.class_by_name[b] : nullptr;
+      // `class LlamaAttention(LlamaAttention)` names another file's class, not itself.
+      const ModuleClass *base = pkg_.find_class(b, cls->file);
+      if (base == cls.get())
+        base = pkg_.find_class(b);
       if (base && base != cls.get())
         cls->bases.push_back(base);
     }
@@ -152,7 +156,7 @@ void PackageBuilder::classify() {
 void PackageBuilder::resolve_children() {
   for (auto &cls : pkg_.classes) {
     for (ChildDecl &c : cls->children) {
-      c.resolved = pkg_.find_class(c.class_name);
+      c.resolved = pkg_.find_class(c.class_name, cls->file);
       if (c.resolved == cls.get())
         c.resolved = nullptr;
     }

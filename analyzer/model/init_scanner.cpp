@@ -61,6 +61,7 @@ void find_uses(const std::vector<Stmt *> &body, std::string_view attr, Attribute
 } // namespace
 
 void PackageBuilder::collect_members(ModuleClass &cls) {
+  scanning_file_ = cls.file;
   for (const Stmt *s : cls.def->body) {
     if (s->kind != StmtKind::Assign || s->targets.empty())
       continue;
@@ -153,7 +154,7 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
       e->operands[0]->operands[0]->kind == ExprKind::Name) {
     auto dict = pkg_.class_dicts.find(e->operands[0]->operands[0]->text);
     if (dict != pkg_.class_dicts.end() && !dict->second.empty()) {
-      if (const ModuleClass *cls = pkg_.find_class(dict->second.front())) {
+      if (const ModuleClass *cls = pkg_.find_class(dict->second.front(), scanning_file_)) {
         out.class_name = std::string(cls->name);
         out.is_module = cls->is_module;
       }
@@ -202,7 +203,7 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
       }
     return out;
   }
-  if (const ModuleClass *cls = pkg_.find_class(leaf)) {
+  if (const ModuleClass *cls = pkg_.find_class(leaf, scanning_file_)) {
     out.class_name = std::string(leaf);
     out.is_module = cls->is_module;
     out.is_loss = torch_catalog::is_loss_class(leaf);

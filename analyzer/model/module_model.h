@@ -118,7 +118,10 @@ struct ModuleClass {
 struct Package {
   std::vector<const SyntaxFile *> files;
   std::vector<std::unique_ptr<ModuleClass>> classes;
-  std::unordered_map<std::string_view, ModuleClass *> class_by_name;
+  std::unordered_map<std::string_view, ModuleClass *> class_by_name; // first definition wins
+  // Each file's own classes: files of one package may define classes of the same name.
+  std::unordered_map<const SyntaxFile *, std::unordered_map<std::string_view, ModuleClass *>>
+      classes_of_file;
   std::unordered_map<std::string_view, const FunctionDef *> function_by_name;
   // Module-level dicts of class names (ATTENTION_CLASSES = {"eager": A, "sdpa": B}).
   std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;
@@ -127,10 +130,14 @@ struct Package {
   std::deque<ExternalModelFacts> external_facts; // owned here, pointed to by classes
   std::unordered_set<std::string> skip_key_set;
 
+  // The class of that name anywhere in the package (the first one when several files define it).
   const ModuleClass *find_class(std::string_view name) const {
     auto it = class_by_name.find(name);
     return it == class_by_name.end() ? nullptr : it->second;
   }
+  // The class `name` means in `file`: its own class of that name, else the one it imports
+  // relatively (`from .visual import VisionBlock`), else the package's first.
+  const ModuleClass *find_class(std::string_view name, const SyntaxFile *file) const;
   const FunctionDef *find_function(std::string_view name) const {
     auto it = function_by_name.find(name);
     return it == function_by_name.end() ? nullptr : it->second;

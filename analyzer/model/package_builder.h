@@ -37,6 +37,8 @@ public:
 
 private:
   Package &pkg_;
+  const SyntaxFile *scanning_file_ =
+      nullptr; // the file of the class being scanned: names resolve there
   std::unordered_map<std::string_view, const Expr *> init_locals_; // of the __init__ being read
   std::unordered_map<ModuleClass *, std::vector<ChildDecl>> factory_candidates_;
 

@@ -2,7 +2,7 @@
 
 namespace devlint {
 
-std::string shorten_snippet(std::string_view text) {
+std::string shorten_snippet(std::string_view text, size_t width) {
   std::string out;
   for (char c : text) {
     if (c == '\n' || c == '\r')
@@ -11,8 +11,8 @@ std::string shorten_snippet(std::string_view text) {
       continue;
     out += c;
   }
-  if (out.size() > 48)
-    out = out.substr(0, 45) + "...";
+  if (out.size() > width)
+    out = out.substr(0, width - 3) + "...";
   return out;
 }
 

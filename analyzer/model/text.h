@@ -15,6 +15,6 @@ inline bool ends_with(std::string_view text, std::string_view suffix) {
 }
 
 // A source snippet on one line, at most 48 characters, for messages and fix titles.
-std::string shorten_snippet(std::string_view text);
+std::string shorten_snippet(std::string_view text, size_t width = 48);
 
 } // namespace devlint

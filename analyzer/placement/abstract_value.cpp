@@ -1,5 +1,7 @@
 #include "placement/abstract_value.h"
 
+#include <algorithm>
+
 namespace devlint {
 
 bool same_origin(const Origin *a, const Origin *b) {
@@ -44,8 +46,9 @@ Value join(const Value &a, const Value &b, size_t max_origins) {
   out.kind = a.kind == b.kind ? a.kind : Value::Kind::Tensor;
   if (a.kind == Value::Kind::Device || b.kind == Value::Kind::Device)
     out.kind = a.kind == b.kind ? Value::Kind::Device : Value::Kind::Tensor;
-  out.origins = a.origins;
-  add_origins(out.origins, b.origins, max_origins);
+  // Tuples of different lengths (a list grown in a loop) keep what their elements hold.
+  out.origins = origins_of(a, max_origins);
+  add_origins(out.origins, origins_of(b, max_origins), max_origins);
   if (out.kind == Value::Kind::Str)
     out.kind = Value::Kind::Neutral;
   return out;
@@ -93,6 +96,12 @@ Value anchored_result(const OriginSet *anchor, Value fallback) {
   out.kind = Value::Kind::Tensor;
   out.origins = *anchor;
   return out;
+}
+
+bool maybe_number(const Expr *index, const Value &v) {
+  return index->kind == ExprKind::Name &&
+         std::all_of(v.origins.begin(), v.origins.end(),
+                     [](const Origin *o) { return o->maybe_not_tensor; });
 }
 
 void mark_tensor(const Value &v) {

@@ -55,6 +55,9 @@ Value device_of(const Value &v);
 Value anchored_result(const OriginSet *anchor, Value fallback);
 // Used like a tensor: an argument that was only maybe a tensor is one.
 void mark_tensor(const Value &v);
+// An index that may be a Python int (a plain name holding an unannotated argument, a loop
+// variable over one): an int index works with a tensor on any device.
+bool maybe_number(const Expr *index, const Value &v);
 // Placed on a literal device (`.to("cuda:1")`, `.cuda()`).
 bool has_literal(const Value &v);
 

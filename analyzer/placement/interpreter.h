@@ -69,7 +69,8 @@ private:
   static constexpr int kMaxDoublePassNesting = 3;
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
-  std::deque<OriginSet> anchored_; // anchors of reported sites, pointed to by emit()'s result
+  std::vector<const Stmt *> loops_; // loops being run, innermost last
+  std::deque<OriginSet> anchored_;  // anchors of reported sites, pointed to by emit()'s result
   std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
 
   // ---- abstract values, bounded by limits_.max_origins ----
@@ -137,6 +138,8 @@ private:
   static OriginSet tensor_union(const Args &args);
   Value first_tensor(const Args &args);
   Value module_call(const Value &callee, const Expr *call, const Args &args);
+  Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind);
+  const Origin *iteration_version(const Origin *o, bool earlier);
   // torch.* / F.* / nn.functional.*
   Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
   Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
@@ -63,8 +64,14 @@ Value Interpreter::first_tensor(const Args &args) {
 }
 
 Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
-  if (callee.kind == Value::Kind::ModuleItem)
-    return tensor(make_origin(OriginKind::LayerIteration, callee.path, call->range));
+  // The first argument of a layer, a norm or a projection is its input tensor.
+  if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
+    mark_tensor(args.positional[0]);
+  if (callee.kind == Value::Kind::ModuleItem) {
+    const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
+    const_cast<Origin *>(o)->loop = loops_.empty() ? nullptr : loops_.back();
+    return tensor(o);
+  }
   const ChildDecl *child = callee.child;
   if (child && child->is_loss)
     return loss_site(call, args, "self." + std::string(callee.path));
@@ -72,6 +79,79 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     return first_tensor(args); // activation/dropout: output stays with the input
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   return out;
+}
+
+namespace {
+
+// Reductions that return a 0-dim tensor when given no dimension.
+bool is_full_reduction(std::string_view name) {
+  static const std::unordered_set<std::string_view> s = {
+      "sum", "mean", "prod", "max", "min",    "amax",      "amin",         "norm",
+      "all", "any",  "std",  "var", "median", "logsumexp", "count_nonzero"};
+  return s.count(name) > 0;
+}
+
+bool has_dim_argument(const Expr *call, size_t first_dim_position) {
+  return call->operands.size() > first_dim_position || call->keyword("dim") ||
+         call->keyword("axis");
+}
+
+// A 0-dim tensor made from CPU tensors alone mixes with tensors on any device.
+bool all_on_cpu(const Value &v) {
+  if (!v.has_origins())
+    return false;
+  for (const Origin *o : v.origins)
+    if (o->kind != OriginKind::Fresh && o->kind != OriginKind::PlainTensor)
+      return false;
+  return true;
+}
+
+// `x.device`, `device`, `self.device`, `target_device`: an argument of `.to()` naming a device.
+bool names_device(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Name)
+    return e->text.find("device") != std::string_view::npos;
+  return e->kind == ExprKind::Call && callee_leaf(e) == "device";
+}
+
+} // namespace
+
+// The same ModuleList output from this pass or from an earlier one.
+const Origin *Interpreter::iteration_version(const Origin *o, bool earlier) {
+  if (o->earlier_iteration == earlier)
+    return o;
+  Origin &copy = origins_.emplace_back(*o);
+  copy.earlier_iteration = earlier;
+  return &copy;
+}
+
+// `F.linear(x, weight, bias)`, `F.embedding(ids, weight)`: the weight stays where it is (moving
+// a vocabulary matrix on every step is wrong even when it works); the input moves to it.
+Value Interpreter::weighted_site(const Expr *call, const Args &args, const std::string &name,
+                                 SiteKind kind) {
+  Site site;
+  site.kind = kind;
+  site.expr = call;
+  site.operation = name;
+  auto add = [&](const Expr *expr, const Value &v, bool weight) {
+    if (v.kind != Value::Kind::Tensor || !v.has_origins())
+      return;
+    SiteOperand operand{expr, v.origins};
+    operand.keeps_device = weight;
+    site.operands.push_back(operand);
+  };
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    add(call->operands[i + 1], args.positional[i], i == 1);
+  for (size_t k = 0; k < call->keywords.size(); ++k) {
+    std::string_view keyword = call->keywords[k].name;
+    if (keyword == "weight" || keyword == "input" || keyword == "bias")
+      add(call->keywords[k].value, args.keywords[k].second, keyword == "weight");
+  }
+  const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
+  Value out = args.positional.size() > 1 && kind == SiteKind::Indexing ? args.positional[1]
+                                                                       : first_tensor(args);
+  return anchored_result(reported, out);
 }
 
 Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std::string &dotted) {
@@ -97,12 +177,25 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
         else if (v.kind == Value::Kind::Tuple)
           site.operands.push_back({list->operands[i], origins_of(v)});
       }
+    } else if (list && list_value && list_value->elements && !list_value->elements->empty()) {
+      // A list of known elements built elsewhere: each element is one operand.
+      for (const Value &v : *list_value->elements)
+        if (v.has_origins() || v.kind == Value::Kind::Tuple)
+          site.operands.push_back({list, origins_of(v)});
     } else if (list && list_value) {
-      // A list built elsewhere: its elements' origins must agree with each other.
-      OriginSet all = origins_of(*list_value);
-      for (const Origin *o : all)
-        site.operands.push_back({list, OriginSet{o}});
+      // A list built elsewhere, one element per pass of a loop: the elements are built the
+      // same way, so origins that are alternatives of one path (passed in or computed) sit
+      // together. Only elements made by different members of a ModuleList may differ.
+      for (const Origin *o : origins_of(*list_value))
+        if (o->kind == OriginKind::LayerIteration && !starts_with(o->label, "past")) {
+          site.operands.push_back({list, OriginSet{iteration_version(o, false)}});
+          site.operands.push_back({list, OriginSet{iteration_version(o, true)}});
+          break;
+        }
     }
+    if (list_value && list_value->elements)
+      for (const Value &element : *list_value->elements)
+        mark_tensor(element); // torch.cat takes tensors
     const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     Value out;
     if (list_value)
@@ -146,6 +239,9 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     v.kind = Value::Kind::LossFunction;
     return v;
   }
+  if (is_full_reduction(leaf) && args.positional.size() == 1 && !has_dim_argument(call, 2) &&
+      all_on_cpu(args.positional[0]))
+    return Value::neutral();
   if (leaf == "checkpoint" && !args.positional.empty()) {
     const Value &fn = args.positional[0];
     if (fn.kind == Value::Kind::Module || fn.kind == Value::Kind::ModuleItem) {
@@ -155,6 +251,9 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     }
     return first_tensor(args);
   }
+  if (leaf == "linear" || leaf == "embedding")
+    return weighted_site(call, args, dotted,
+                         leaf == "linear" ? SiteKind::Matmul : SiteKind::Indexing);
   if (torch_catalog::is_matmul_function(leaf))
     return operation_site(SiteKind::Matmul, call, args, dotted, nullptr);
   if (torch_catalog::is_elementwise_function(leaf) && tensor_union(args).size() > 1)
@@ -193,6 +292,10 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
       if (d.has_origins())
         return d;
     }
+    // `.to(x.device)` with an `x` the analysis cannot place: the value now travels with `x`,
+    // wherever that is, so it meets nothing on another device that `x` would not.
+    if (device_value && !device_value->has_origins() && names_device(device_expr))
+      return tensor(make_origin(OriginKind::Skip, "moved", call->range));
     return receiver;
   }
   if (method == "cuda") {
@@ -205,6 +308,8 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
   if (method == "cpu")
     return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
   if (torch_catalog::is_non_tensor_method(method))
+    return Value::neutral();
+  if (is_full_reduction(method) && !has_dim_argument(call, 1) && all_on_cpu(receiver))
     return Value::neutral();
   if (method == "to_tuple" || method == "values" || method == "items") {
     Value container;

@@ -34,6 +34,29 @@ Value Interpreter::element_of(const Expr *iterable) {
     if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
       return element_of(iterable->operands[1]);
   }
+  // `for name, layer in self.layers.items()`: names and members of a ModuleDict.
+  if (iterable && iterable->kind == ExprKind::Call &&
+      iterable->operands[0]->kind == ExprKind::Attribute && iterable->operands.size() == 1) {
+    std::string_view method = iterable->operands[0]->text;
+    if (method == "items" || method == "values" || method == "keys") {
+      Value owner = eval(iterable->operands[0]->operands[0]);
+      if (owner.kind == Value::Kind::Module && owner.child &&
+          (owner.child->kind != ChildKind::Single || owner.child->is_container)) {
+        Value item;
+        item.kind = Value::Kind::ModuleItem;
+        item.path = owner.path;
+        if (method == "keys")
+          return Value::neutral();
+        if (method == "values")
+          return item;
+        Value pair;
+        pair.kind = Value::Kind::Tuple;
+        pair.elements =
+            std::make_shared<std::vector<Value>>(std::vector<Value>{Value::neutral(), item});
+        return pair;
+      }
+    }
+  }
   Value v = eval(iterable);
   // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
   // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
@@ -279,7 +302,7 @@ Value Interpreter::eval_subscript(const Expr *e) {
     site.operands.push_back({e->operands[0], base.origins, false, false, true});
     for (size_t i = 1; i < e->operands.size(); ++i) {
       Value idx = eval(e->operands[i]);
-      if (idx.kind == Value::Kind::Tensor)
+      if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
         site.operands.push_back({e->operands[i], idx.origins, true});
     }
     if (site.operands.size() > 1)

@@ -203,6 +203,7 @@ void Interpreter::exec_loop(const Stmt *s) {
   // the work stays linear in the code.
   int passes = loop_depth_ < kMaxDoublePassNesting && !over_budget() ? 2 : 1;
   ++loop_depth_;
+  loops_.push_back(s);
   Value element;
   if (s->kind == StmtKind::For)
     element = element_of(s->value);
@@ -214,6 +215,7 @@ void Interpreter::exec_loop(const Stmt *s) {
     exec_block(s->body);
     frame_->terminated = false;
     --loop_depth_;
+    loops_.pop_back();
     exec_block(s->orelse);
     return;
   }
@@ -234,6 +236,7 @@ void Interpreter::exec_loop(const Stmt *s) {
                           : join_env(before, frame_->env);
   frame_->env = std::move(after);
   --loop_depth_;
+  loops_.pop_back();
   exec_block(s->orelse);
 }
 
@@ -284,7 +287,7 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     bool tensor_index = false;
     for (size_t i = 1; i < target->operands.size(); ++i) {
       Value idx = eval(target->operands[i]);
-      if (idx.kind == Value::Kind::Tensor) {
+      if (idx.kind == Value::Kind::Tensor && !maybe_number(target->operands[i], idx)) {
         site.operands.push_back({target->operands[i], idx.origins, true});
         tensor_index = true;
       }

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/module_model.h"
 #include "model/syntax.h"
 
 namespace devlint {
@@ -25,6 +26,10 @@ struct Origin {
   bool maybe_not_tensor = false;  // an unannotated argument: may be a Python number or object
   bool in_helper = false;         // made inside an inlined helper, on one of its paths
   std::string_view label;
+  const FunctionDef *function = nullptr; // the function running when it was made (an argument's
+                                         // receiver, not a helper it was passed on to)
+  const ModuleClass *unit = nullptr;     // the class whose method that is, if any
+  const Stmt *loop = nullptr; // LayerIteration: the loop that ran the element, when there is one
   const SyntaxFile *file = nullptr;
   SourceRange range;
 };

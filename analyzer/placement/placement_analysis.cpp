@@ -74,6 +74,8 @@ const Origin *Interpreter::make_origin(OriginKind kind, std::string_view label, 
   o.label = label;
   o.range = range;
   o.file = frame_->file;
+  o.function = frame_->function;
+  o.unit = frame_->unit;
   o.in_helper = frame_->depth > 0;
   return &o;
 }

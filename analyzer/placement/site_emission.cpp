@@ -75,8 +75,14 @@ Value Interpreter::loss_site(const Expr *call, const Args &args, std::string nam
         ++taken;
       }
   }
-  if (site.operands.size() == 2)
+  if (site.operands.size() == 2) {
+    // A loss takes tensors: an unannotated `labels` argument is one.
+    for (const Value &v : args.positional)
+      mark_tensor(v);
+    for (const auto &kv : args.keywords)
+      mark_tensor(kv.second);
     emit(site);
+  }
   return first_tensor(args);
 }
 

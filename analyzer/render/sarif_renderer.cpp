@@ -128,6 +128,8 @@ std::string message_with_origins(const Finding &f) {
       label = label.substr(0, colon + 1);
     text += (k ? ", [" : "[") + escape_brackets(label) + "](" + std::to_string(k + 1) + ")";
   }
+  if (!f.why.empty()) // the placement fact, kept out of the short first line
+    text += ". " + escape_brackets(f.why);
   return text;
 }
 

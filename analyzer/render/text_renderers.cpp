@@ -67,6 +67,9 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
     for (const RelatedLocation &r : f.origins)
       out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": " << r.path
           << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
+    if (!f.why.empty())
+      out << p.blue << pad << " = " << p.reset << p.bold << "why" << p.reset << ": " << f.why
+          << "\n";
     if (!f.placement.empty())
       out << p.blue << pad << " = " << p.reset << p.bold << "placement" << p.reset << ": "
           << f.placement << "\n";
