@@ -316,7 +316,9 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
           auto b = resolve(f.operand_origins[1], path, tree, s.map, &known);
           all_known = all_known && known;
           placed = true;
-          if (a.size() == 1 && a == b)
+          // An operand from a module this configuration does not build (a branch not taken)
+          // has no device here: the site neither fails nor is cleared by this map.
+          if (!known || (a.size() == 1 && a == b))
             continue;
           separated = true;
           // Two iterations of one layer list: name the boundary.

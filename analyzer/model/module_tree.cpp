@@ -784,6 +784,7 @@ private:
     t.persistent = persistent;
     t.integer_dtype = v.integer_dtype;
     t.element_bytes = v.element_bytes;
+    t.dims = v.dims;
     t.storage = v.source_tensor ? v.source_tensor->storage : next_storage_++;
     return t;
   }
@@ -845,6 +846,7 @@ private:
           v.numel = t.numel;
           v.integer_dtype = t.integer_dtype;
           v.element_bytes = t.element_bytes;
+          v.dims = t.dims;
           v.is_parameter = !t.is_buffer;
           v.source_tensor = &t;
           return v;

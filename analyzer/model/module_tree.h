@@ -27,6 +27,7 @@ struct TreeTensor {
   bool persistent = true;     // buffers: in state_dict (register_buffer(..., persistent=False))
   bool integer_dtype = false; // int/bool tensors keep their own size under any dtype (accelerate)
   int element_bytes = 4;      // as created: float32, int64 (8), bool (1)
+  std::vector<int64_t> dims;  // the shape, when known (`self.position_ids.size()` reads it)
   // Tensors with the same storage are one tensor under several names (tied weights).
   int storage = -1;
 };

@@ -140,7 +140,7 @@ LayerShape torch_layer_shape(std::string_view leaf,
     }
   } else if (leaf == "Conv1d" || leaf == "Conv2d" || leaf == "Conv3d" ||
              leaf == "ConvTranspose1d" || leaf == "ConvTranspose2d" || leaf == "ConvTranspose3d") {
-    int dims = leaf.back() - '0';
+    int dims = leaf[leaf.size() - 2] - '0'; // Conv2d: 2
     bool transposed = leaf.rfind("ConvTranspose", 0) == 0;
     auto in = b.integer(0, "in_channels"), out = b.integer(1, "out_channels");
     auto k = b.kernel(2, "kernel_size", dims);
