@@ -160,9 +160,13 @@ void SiteChecker::on_hardcoded_device(const HardcodedDevice &event) {
   f.rule_name = std::string(rule->info().name);
   f.file = event.file->source;
   f.range = event.expr->range;
+  // LibTorch has no device map: the module runs wherever its caller's `->to()` put it.
   f.message = "Hard-coded device `" + event.device + "` in `" + std::string(event.unit->name) +
-              "`: under a device map this module may run on any GPU; take the device from a "
-              "tensor in scope";
+              (event.file->explicit_placement
+                   ? "`: the module runs wherever `->to(device)` puts it; take the device from a "
+                     "tensor in scope"
+                   : "`: under a device map this module may run on any GPU; take the device from "
+                     "a tensor in scope");
   f.no_fix_reason = "the right device depends on intent";
   f.unit_class = std::string(event.unit->name);
   f.operand_origins.push_back(
