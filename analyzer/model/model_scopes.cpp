@@ -32,7 +32,11 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
   };
-  for (size_t i = 0; i < files.size(); ++i)
+  for (size_t i = 0; i < files.size(); ++i) {
+    // A package's __init__.py re-exports every model of the directory (data2vec's audio, text
+    // and vision): that joins no two of them into one model.
+    if (stem(files[i]) == "__init__")
+      continue;
     for (const ImportedName &imp : files[i]->imports) {
       if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
         continue;
@@ -41,6 +45,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
         if (j != i && stem(files[j]) == target)
           parent[root(i)] = root(j);
     }
+  }
   std::unordered_map<size_t, ModelScope *> scope_of_root;
   std::unordered_map<size_t, bool> has_pretrained, declares;
   for (size_t i = 0; i < files.size(); ++i) {
