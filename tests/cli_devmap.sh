@@ -24,9 +24,16 @@ run 0 "offload is said" -- "$devlint" devmap "$tiny" --max-memory 0=300,1=300
 expect err "offloaded to disk"
 run 1 "stale hand-written map (seed 001)" -- "$devlint" devmap "$glm" --device-map "$glm/load_on_gpus.py"
 expect out "did you mean \`transformer.encoder.layers.0\`"
+expect out "code not checked under this map"
 run 1 "stale map, json" -- "$devlint" devmap "$glm" --device-map "$glm/load_on_gpus.py" --output-format json
 expect out '"transformer.rotary_pos_emb.inv_freq"'
-run 0 "corrected map" -- "$devlint" devmap "$glm" --device-map "$glm/device_map_chatglm3.py" --gpus 4
+expect out '"code_checked": false'
+# A map that covers the model, then the code under it: the position_ids indexing still meets
+# two devices there.
+run 1 "corrected map, code under it" -- "$devlint" devmap "$glm" --device-map "$glm/device_map_chatglm3.py" --gpus 4
+expect out "the map covers every parameter; no problems found"
+expect out "code under this map: 1 site(s)"
+expect out "modeling_chatglm.py:214:30: DL006"
 run 1 "JSON map that cuts a no-split block" -- "$devlint" devmap "$tiny" --device-map \
   '{"model.embed": 0, "model.layers.0.fc": 0, "model.layers.0.act": 1, "model.layers.1": 1, "model.layers.2": 1, "model.layers.3": 1, "model.norm": 1, "lm_head": 1}'
 expect out "no-split module cut"
@@ -50,4 +57,73 @@ expect out "Found 1 error"
 if grep -q DL003 "$tmp/out"; then echo "FAIL: the loss shares cuda:0 with the head under that map"; fail=1; fi
 run 1 "check --min-level error keeps errors" -- "$devlint" check --no-cache --isolated --min-level error "$glm"
 run 2 "check with a bad --max-memory" -- "$devlint" check --no-cache --isolated --max-memory 0=x "$glm"
+# Models that refuse string maps (ChatGLM-6B's first release: no _no_split_modules) are split by
+# hand-written maps: --hand-made-maps (or hand-made-maps = true, as the fixture's devlint.toml
+# says) checks them, sites only a split separates as warnings.
+hand="$root/fixtures/devmap/chatglm6b_hand_map"
+run 1 "refusing model, default: only what fails on one GPU" -- "$devlint" check --no-cache --isolated \
+  --output-format concise "$hand"
+expect out "modeling_chatglm.py:141:30: DL005 "
+if grep -q "DL00[236]" "$tmp/out"; then echo "FAIL: split-only sites reported without --hand-made-maps"; fail=1; fi
+run 1 "--hand-made-maps" -- "$devlint" check --no-cache --isolated --hand-made-maps --output-format json "$hand"
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+got = {(f["location"]["row"], f["code"], f["level"]) for f in json.load(open(sys.argv[1]))}
+want = {(51, "DL006", "warning"), (93, "DL002", "warning"), (97, "DL002", "warning"),
+        (141, "DL005", "error"), (180, "DL003", "warning")}
+if got != want:
+    print("FAIL: --hand-made-maps findings", sorted(got)); sys.exit(1)
+PY
+expect out 'from_pretrained refuses device_map=\\"auto\\" for this model'
+run 1 "hand-made-maps = true in devlint.toml" -- "$devlint" check --no-cache --output-format concise "$hand"
+expect out "Found 5 errors"
+expect out "1 at level error, 4 at level warning"
+expect out "modeling_chatglm.py:180:20: DL003 (warning)"
+run 0 "--show-settings says hand-made-maps" -- "$devlint" check --show-settings "$hand"
+expect out "hand-made-maps = true"
+run 1 "--min-level error drops the hand-made-only warnings" -- "$devlint" check --no-cache --min-level error \
+  --output-format concise "$hand"
+expect out "Found 1 error"
+run 1 "devmap --device-map on a refusing model: the map, then the code under it" -- \
+  "$devlint" devmap "$hand" --device-map "$hand/load_on_gpus.py" --gpus 4
+expect out "the map covers every parameter; no problems found"
+expect out "code under this map: 1 site(s)"
+expect out "DL005"
+if grep -q "DL003" "$tmp/out"; then echo "FAIL: the map puts lm_head with the labels on cuda:0"; fail=1; fi
+run 1 "devmap --device-map, json" -- "$devlint" devmap "$hand" --device-map "$hand/load_on_gpus.py" \
+  --gpus 4 --output-format json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["problems"] == [] and d["code_checked"] and [f["code"] for f in d["findings"]] == ["DL005"], d' "$tmp/out" ||
+  { echo "FAIL: devmap json findings"; fail=1; }
+
+# The rank in every output format: gpt2_untied_ranks has one finding that no balanced map on 2 to 8
+# GPUs separates (warning) and one that 2 GPUs already do (error).
+ranks="$root/fixtures/devmap/gpt2_untied_ranks"
+run 1 "ranks, full" -- "$devlint" check --no-cache --isolated "$ranks"
+expect out "placement: fails with 2 GPUs: \`shift_labels.view(-1)\` on cuda:0, \`shift_logits.view(-1, shift_logits.size(-1))\` on cuda:1"
+expect out "modeling_gpt2.py:98:25: DL002 (warning)"
+expect out "1 at level error, 1 at level warning"
+run 1 "ranks, concise" -- "$devlint" check --no-cache --isolated --output-format concise "$ranks"
+expect out "modeling_gpt2.py:98:25: DL002 (warning) "
+expect out "modeling_gpt2.py:126:20: DL003 \[\*\]"
+run 1 "ranks, json" -- "$devlint" check --no-cache --isolated --output-format json "$ranks"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [(f["code"], f["level"]) for f in d] == [("DL002", "warning"), ("DL003", "error")], d' "$tmp/out" ||
+  { echo "FAIL: json levels"; fail=1; }
+run 1 "ranks, json-lines" -- "$devlint" check --no-cache --isolated --output-format json-lines "$ranks"
+expect out '"level":"warning"'
+expect out '"level":"error"'
+run 1 "ranks, sarif" -- "$devlint" check --no-cache --isolated --output-format sarif "$ranks"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]["results"]; assert [x["level"] for x in r] == ["warning", "error"], r' "$tmp/out" ||
+  { echo "FAIL: sarif levels"; fail=1; }
+run 1 "ranks, github" -- "$devlint" check --no-cache --isolated --output-format github "$ranks"
+expect out "^::warning file=.*modeling_gpt2.py,line=98,"
+expect out "^::error file=.*modeling_gpt2.py,line=126,"
+run 1 "ranks, gitlab" -- "$devlint" check --no-cache --isolated --output-format gitlab "$ranks"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [x["severity"] for x in r] == ["minor", "major"], r' "$tmp/out" ||
+  { echo "FAIL: gitlab severities"; fail=1; }
+run 1 "ranks, junit: both are failures" -- "$devlint" check --no-cache --isolated --output-format junit "$ranks"
+expect out 'failures="2"'
+expect out "DL002 (warning) "
+run 1 "ranks, --min-level error" -- "$devlint" check --no-cache --isolated --min-level error --output-format concise "$ranks"
+expect out "Found 1 error"
+if grep -q DL002 "$tmp/out"; then echo "FAIL: --min-level error kept the warning"; fail=1; fi
 exit $fail

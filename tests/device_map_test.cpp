@@ -235,6 +235,68 @@ TEST(ModuleTree, UnknownConfigValuesAreReported) {
   EXPECT_EQ(known.root->children.size(), 1u);
 }
 
+// Shapes as torch computes them: a grouped Conv2d holds out * (in / groups) * k * k weights, a
+// buffer built by arange(...).expand(1, -1) holds n elements, torch.zeros(buf.size()) as many,
+// torch.tril(torch.ones(n, n)).view(1, 1, n, n) n * n; copy.deepcopy(config) is edited apart
+// from config, and isinstance tests on configuration classes (in the configuration's __init__)
+// and on collections.abc are decided.
+TEST(ModuleTree, ShapesThroughViewsCopiesAndTypeTests) {
+  auto f = testing::source(
+      "import collections.abc\nimport copy\nimport torch\nfrom torch import nn\n\n"
+      "class SubConfig(PretrainedConfig):\n"
+      "    def __init__(self, width=2, **kwargs):\n"
+      "        self.width = width\n\n"
+      "class MConfig(PretrainedConfig):\n"
+      "    def __init__(self, max_positions=5, sub_config=None, **kwargs):\n"
+      "        self.max_positions = max_positions\n"
+      "        if sub_config is None:\n"
+      "            sub_config = SubConfig()\n"
+      "        self.out_width = sub_config.width if isinstance(sub_config, SubConfig) else 0\n\n"
+      "class Depthwise(nn.Conv2d):\n"
+      "    def __init__(self, in_channels, kernel_size=3):\n"
+      "        super().__init__(in_channels=in_channels, out_channels=in_channels,\n"
+      "                         kernel_size=kernel_size, groups=in_channels, bias=False)\n\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__()\n"
+      "        self.conv = nn.Conv2d(3, 8, kernel_size=(3, 5))\n"
+      "        self.conv1d = nn.Conv1d(4, 6, 3)\n"
+      "        self.dw = Depthwise(16, kernel_size=5)\n"
+      "        n = config.max_positions\n"
+      "        self.register_buffer('position_ids', torch.arange(n).expand((1, -1)))\n"
+      "        self.register_buffer('token_type_ids', torch.zeros(self.position_ids.size(), "
+      "dtype=torch.long))\n"
+      "        self.register_buffer('bias', torch.tril(torch.ones((n, n), dtype=torch.bool))"
+      ".view(1, 1, n, n))\n"
+      "        decoder_config = copy.deepcopy(config)\n"
+      "        decoder_config.max_positions = 2\n"
+      "        size = config.max_positions\n"
+      "        size = size if isinstance(size, collections.abc.Iterable) else (size, size)\n"
+      "        self.out = nn.Linear(size[0] * config.out_width, decoder_config.max_positions)\n",
+      "modeling_m.py");
+  auto syntax = lower_python(*f);
+  auto package = build_package({syntax.get()}, {});
+  nlohmann::json json = {{"max_positions", 7}};
+  auto config = build_model_config(*package, {}, "MConfig", &json);
+  ASSERT_TRUE(config.present);
+  auto tree = build_module_tree(*package, *package->find_class("M"), config, "");
+  ASSERT_NE(tree.root, nullptr);
+  EXPECT_TRUE(tree.complete()) << (tree.unknowns.empty() ? "" : tree.unknowns[0].what);
+  auto numel = [&](const std::string &name) -> int64_t {
+    for (const NamedTensor &t : named_tensors(tree, false))
+      if (t.name == name)
+        return t.tensor->numel.value_or(-1);
+    return -2;
+  };
+  EXPECT_EQ(numel("conv.weight"), 8 * 3 * 3 * 5);
+  EXPECT_EQ(numel("conv1d.weight"), 6 * 4 * 3);
+  EXPECT_EQ(numel("dw.weight"), 16 * 1 * 5 * 5);
+  EXPECT_EQ(numel("position_ids"), 7);
+  EXPECT_EQ(numel("token_type_ids"), 7);
+  EXPECT_EQ(numel("bias"), 49);
+  EXPECT_EQ(numel("out.weight"), 7 * 2 * 2);
+}
+
 TEST(DeviceMapSimulation, MaxMemoryParsing) {
   auto m = parse_max_memory("1=24GiB,cpu=1GB,0=20GiB");
   ASSERT_EQ(m.size(), 3u);

@@ -2,9 +2,12 @@
 // states its expected findings inline, Semgrep-style, on the line before the site:
 //   # ruleid: DL001      a DL001 finding must start on the next code line
 //   # ok: DL001          no DL001 finding may start there
-// Any finding without a `ruleid` annotation fails the test. `X.py.fixed` next to `X.py` is the
-// expected result of applying every safe fix until nothing changes; the fixed file must parse,
-// must report none of the fixed findings, and fixing it again must change nothing.
+//   # ruleid: DL002 (warning)   ... and the placement ranks it `warning` (or `(error)`)
+// Any finding without a `ruleid` annotation fails the test. A `devlint.toml` in the fixture's
+// directory applies to it, as it does to `devlint check` there (hand-made-maps = true).
+// `X.py.fixed` next to `X.py` is the expected result of applying every safe fix until nothing
+// changes; the fixed file must parse, must report none of the fixed findings, and fixing it again
+// must change nothing.
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -12,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "fixes/apply_fixes.h"
 #include "frontend/python/python_frontend.h"
@@ -44,8 +48,9 @@ std::string read(const fs::path &p) {
 }
 
 struct Expectation {
-  std::set<std::pair<uint32_t, std::string>> must;     // (line, code)
-  std::set<std::pair<uint32_t, std::string>> must_not; // (line, code)
+  std::set<std::pair<uint32_t, std::string>> must;                 // (line, code)
+  std::set<std::pair<uint32_t, std::string>> must_not;             // (line, code)
+  std::map<std::pair<uint32_t, std::string>, FindingLevel> levels; // `(warning)`, `(error)`
 };
 
 Expectation parse_annotations(const SourceFile &file) {
@@ -71,14 +76,33 @@ Expectation parse_annotations(const SourceFile &file) {
     }
     if (body[0] == '#')
       continue;
-    for (auto &[positive, code] : pending)
+    for (auto &[positive, code] : pending) {
+      // "DL002 (warning)": the code and the rank the placement must give it.
+      size_t paren = code.find(" (");
+      if (paren != std::string::npos) {
+        std::string level = code.substr(paren + 2, code.size() - paren - 3);
+        code.erase(paren);
+        EXPECT_TRUE(level == "warning" || level == "error") << "line " << line << ": " << level;
+        e.levels[{line, code}] = level == "warning" ? FindingLevel::Warning : FindingLevel::Error;
+      }
       (positive ? e.must : e.must_not).insert({line, code});
+    }
     pending.clear();
   }
   return e;
 }
 
 class FixtureTest : public ::testing::TestWithParam<fs::path> {};
+
+// The options `devlint check` uses in `dir`: its own devlint.toml, if any (fixtures/devlint.toml
+// above only excludes the C++ fixtures).
+CheckOptions fixture_options(const fs::path &dir) {
+  fs::path config = dir / "devlint.toml";
+  if (!fs::exists(config))
+    return {};
+  ConfigResolver resolver(CommandLineSettings{}, ConfigDiscovery::ExplicitFile, config.string());
+  return resolver.options_for(dir.string());
+}
 
 // The fixture package in `dir`: every .py file but the expected fix outputs, sorted by path.
 struct FixturePackage {
@@ -108,7 +132,7 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
   const fs::path dir = GetParam();
   FixturePackage package = load_package(dir);
   const std::vector<const SourceFile *> &sources = package.sources;
-  std::vector<Finding> findings = check_package(sources, sources, {});
+  std::vector<Finding> findings = check_package(sources, sources, fixture_options(dir));
   // A message's first line stays short, like Ruff's: the placement story goes into `why`.
   for (const Finding &f : findings)
     EXPECT_LE(f.message.substr(0, f.message.find('\n')).size(), 200u)
@@ -134,6 +158,15 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
              }();
       EXPECT_FALSE(expected.must_not.count(a)) << file->display_path << ":" << a.first;
     }
+    for (const auto &[site, level] : expected.levels)
+      for (const Finding &f : findings) {
+        if (f.file == file && f.range.line == site.first && f.code == site.second) {
+          EXPECT_EQ(f.level, level)
+              << file->display_path << ":" << site.first << ": " << site.second << " ranked "
+              << (f.level == FindingLevel::Warning ? "warning" : "error") << " (" << f.placement
+              << ")";
+        }
+      }
   }
   EXPECT_GT(annotated, 0) << dir << " has no ruleid/ok annotations";
 }
@@ -168,7 +201,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
       std::vector<const SourceFile *> sources{f.get()};
       for (auto &o : others)
         sources.push_back(o.get());
-      out = check_package(sources, {f.get()}, {});
+      out = check_package(sources, {f.get()}, fixture_options(dir));
       return f;
     };
     std::vector<Finding> before;
@@ -200,7 +233,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
   if (!any) {
     // Every fix has an expected output: a fixture with fixable findings needs its .py.fixed.
     FixturePackage package = load_package(dir);
-    for (const Finding &f : check_package(package.sources, package.sources, {}))
+    for (const Finding &f : check_package(package.sources, package.sources, fixture_options(dir)))
       EXPECT_FALSE(f.fix.has_value()) << f.file->path << ":" << f.range.line << ": " << f.code
                                       << " has a fix but no .py.fixed expects it";
     if (!HasFailure())

@@ -62,6 +62,52 @@ TEST(Placement, ConfigOverrideActsLikeNoSplit) {
   EXPECT_TRUE(check_text(kSplitBlock, options).empty());
 }
 
+// A model whose PreTrainedModel declares no _no_split_modules refuses device_map="auto", even when
+// the directory's __init__.py also imports a model that declares them (data2vec's audio and
+// text models); --hand-made-maps makes it splittable again.
+TEST(Placement, InitReexportsDoNotJoinModels) {
+  auto text_model = testing::source(std::string(kSplitBlock) + R"(
+class TextPre(PreTrainedModel):
+    _no_split_modules = ["Tower"]
+)",
+                                    "pkg/modeling_text.py");
+  auto audio_model = testing::source(R"(
+class AudioLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Linear(4, 4)
+
+    def forward(self, hidden_states):
+        return hidden_states + self.mlp(hidden_states)
+
+class AudioPre(PreTrainedModel):
+    pass
+
+class AudioModel(AudioPre):
+    def __init__(self, config):
+        super().__init__(config)
+        self.layers = nn.ModuleList([AudioLayer() for _ in range(2)])
+)",
+                                     "pkg/modeling_audio.py");
+  auto init = testing::source("from .modeling_audio import AudioModel\n"
+                              "from .modeling_text import TextPre\n",
+                              "pkg/__init__.py");
+  std::vector<std::unique_ptr<SyntaxFile>> syntax;
+  for (const auto *f : {text_model.get(), audio_model.get(), init.get()})
+    syntax.push_back(lower_python(*f));
+  for (bool hand_made : {false, true}) {
+    PackageOverrides overrides;
+    overrides.hand_made_maps = hand_made;
+    auto pkg = build_package({syntax[0].get(), syntax[1].get(), syntax[2].get()}, overrides);
+    const ModuleClass *audio = pkg->find_class("AudioLayer");
+    ASSERT_NE(audio, nullptr);
+    EXPECT_TRUE(audio->scope->refuses_string_maps);
+    EXPECT_FALSE(pkg->find_class("Layer")->scope->refuses_string_maps);
+    PlacementModel placement(*pkg);
+    EXPECT_EQ(placement.facts(audio).may_split, hand_made);
+  }
+}
+
 TEST(Placement, ClassOnlyInsideNoSplitClassIsNeverSplit) {
   auto file = testing::source(std::string(kSplitBlock) + R"(
 class Pre(PreTrainedModel):

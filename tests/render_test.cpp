@@ -200,6 +200,37 @@ TEST_F(RenderTest, JunitGolden) {
   EXPECT_NE(rendered(OutputFormat::Junit).find("tests=\"1\" failures=\"0\""), std::string::npos);
 }
 
+// The placement's rank (issue 12) in every format: a warning stays a finding everywhere (JUnit
+// counts it as a failure) but says it is one.
+TEST_F(RenderTest, WarningRankInEveryFormat) {
+  findings[0].level = FindingLevel::Warning;
+  findings[0].placement = "no device_map=\"auto\" placement on 2 to 8 GPUs separates these";
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Json))[0]["level"], "warning");
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Json))[0]["placement"],
+            findings[0].placement);
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::JsonLines))["level"], "warning");
+  nlohmann::json sarif = nlohmann::json::parse(rendered(OutputFormat::Sarif));
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["level"], "warning");
+  EXPECT_EQ(rendered(OutputFormat::Github).rfind("::warning file=pkg/modeling_x.py,", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Gitlab))[0]["severity"], "minor");
+  std::string junit = rendered(OutputFormat::Junit);
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(junit.find("DL001 (warning) "), std::string::npos);
+  EXPECT_NE(junit.find("placement: no device_map"), std::string::npos);
+  EXPECT_NE(rendered(OutputFormat::Concise).find("DL001 (warning) [*] "), std::string::npos);
+  std::string full = rendered(OutputFormat::Full);
+  EXPECT_NE(full.find("DL001 (warning) [*] "), std::string::npos);
+  EXPECT_NE(full.find("= placement: no device_map"), std::string::npos);
+  // An error says nothing of its rank in the text formats, as before ranks existed.
+  findings[0].level = FindingLevel::Error;
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Json))[0]["level"], "error");
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Sarif))["runs"][0]["results"][0]["level"],
+            "error");
+  EXPECT_EQ(rendered(OutputFormat::Github).rfind("::error ", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Gitlab))[0]["severity"], "major");
+  EXPECT_EQ(rendered(OutputFormat::Concise).find("(warning)"), std::string::npos);
+}
+
 TEST_F(RenderTest, EmptyRunsAreValidDocuments) {
   findings.clear();
   EXPECT_EQ(nlohmann::json::parse(rendered(OutputFormat::Json)), nlohmann::json::array());

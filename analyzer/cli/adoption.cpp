@@ -192,6 +192,7 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
   out << "report-unused-suppressions = " << (o.report_unused_suppressions ? "true" : "false")
       << "\n";
   out << "force-exclude = " << (o.force_exclude ? "true" : "false") << "\n";
+  out << "hand-made-maps = " << (o.overrides.hand_made_maps ? "true" : "false") << "\n";
   out << "max-file-bytes = " << o.max_file_bytes << "\n";
   out << "[per-file-ignores]\n";
   for (const PerFileIgnore &entry : o.per_file_ignores) {

@@ -11,6 +11,7 @@
 #include "frontend/python/python_frontend.h"
 #include "placement/device_map_check.h"
 #include "placement/device_map_simulation.h"
+#include "render/renderer.h"
 
 namespace devlint {
 
@@ -216,6 +217,19 @@ const char *problem_title(DeviceMapProblemKind kind) {
   return "";
 }
 
+// The model's code checked under the map, as `devlint check --device-map MAP` does. Models that
+// refuse string maps are split by such maps too, so their classes are checked as splittable.
+CheckResult check_code_under_map(const DevmapFlags &flags) {
+  CheckOptions options;
+  options.placement.device_map = flags.device_map;
+  options.placement.gpus = flags.gpus;
+  options.placement.model_config = flags.model_config;
+  options.placement.dtype = flags.dtype;
+  options.overrides.hand_made_maps = true;
+  options.overrides.extra_no_split_modules = flags.no_split_modules;
+  return check_paths({flags.model_dir}, options);
+}
+
 int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
   DeviceMap map;
   std::vector<std::string> unknowns;
@@ -225,6 +239,17 @@ int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
     return kExitError;
   }
   auto problems = check_device_map(setup.tree, map, setup.no_split_modules);
+  // Parameters without a device: from_pretrained raises before any forward runs.
+  bool loads = std::none_of(problems.begin(), problems.end(), [](const DeviceMapProblem &p) {
+    return p.kind == DeviceMapProblemKind::MissingParameters;
+  });
+  CheckResult code;
+  if (loads)
+    code = check_code_under_map(flags);
+  for (const Diagnostic &d : code.diagnostics)
+    std::cerr << (d.severity == Severity::Error ? "error: " : "warning: ") << d.path << ": "
+              << d.message << "\n";
+  RenderOptions render_options;
   if (flags.output_format == "json") {
     nlohmann::json out;
     out["map"] = nlohmann::json::object();
@@ -239,6 +264,10 @@ int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
                                  {"suggestion", p.suggestion},
                                  {"names", p.names},
                                  {"message", p.message}});
+    std::ostringstream findings;
+    render(OutputFormat::Json, findings, code.findings, render_options);
+    out["code_checked"] = loads;
+    out["findings"] = nlohmann::json::parse(findings.str());
     std::cout << out.dump(2) << "\n";
   } else if (flags.output_format == "dot") {
     print_dot(setup, map, std::cout);
@@ -265,8 +294,21 @@ int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
               << (problems.empty() ? "the map covers every parameter; no problems found"
                                    : std::to_string(problems.size()) + " problem(s)")
               << "\n";
+    if (!loads) {
+      std::cout << "code not checked under this map: from_pretrained stops at the parameters "
+                   "without a device\n";
+    } else {
+      std::cout << "\ncode under this map: ";
+      if (code.findings.empty())
+        std::cout << "no site combines tensors on different devices\n";
+      else {
+        std::cout << code.findings.size() << " site(s) combine tensors on different devices\n";
+        render(OutputFormat::Full, std::cout, code.findings, render_options);
+      }
+    }
   }
-  return problems.empty() && unknowns.empty() ? kExitClean : kExitProblems;
+  bool clean = problems.empty() && unknowns.empty() && code.findings.empty() && !code.had_error;
+  return clean ? kExitClean : kExitProblems;
 }
 
 } // namespace

@@ -148,6 +148,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   check->add_flag("--no-placement", no_placement,
                   "Do not rank findings by simulated placements (every finding an error)");
+  bool hand_made_maps = false;
+  check->add_flag("--hand-made-maps", hand_made_maps,
+                  "Also check models that refuse device_map=\"auto\" (a PreTrainedModel without "
+                  "_no_split_modules) as hand-written maps split them; reported as warnings");
   check->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -272,6 +276,7 @@ int main(int argc, char **argv) {
     }
   }
   cli.placement = placement;
+  cli.hand_made_maps = hand_made_maps;
   cli.libtorch_dir = libtorch_dir;
   cli.build_dir = build_dir;
   // The precompiled LibTorch header is shared by every run (and by the test suite).

@@ -102,6 +102,8 @@ public:
         config.docs_url = text(node, key);
       else if (key == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
+      else if (key == "hand-made-maps")
+        config.hand_made_maps = boolean(node, key);
       else if (key == "libtorch") {
         if (!node.is_string())
           fail(node, key, "expected a directory (a string)");

@@ -30,6 +30,7 @@ struct ConfigFile {
   std::vector<std::string> extend_exclude;
   std::vector<PerFileIgnore> per_file_ignores;
   std::optional<bool> unsafe_fixes, report_unused_suppressions;
+  std::optional<bool> hand_made_maps;  // also check models only hand-written maps split
   std::optional<std::string> libtorch; // LibTorch's directory, relative to `directory`
   std::optional<std::string> docs_url; // where the team hosts the rule docs (links in reports)
 };

@@ -100,6 +100,7 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
         config->no_split_modules.value_or(std::vector<std::string>{});
     o.overrides.extra_skip_keys = config->skip_keys.value_or(std::vector<std::string>{});
     o.report_unused_suppressions = config->report_unused_suppressions.value_or(false);
+    o.overrides.hand_made_maps = config->hand_made_maps.value_or(false);
     o.unfixable = config->unfixable.value_or(std::vector<std::string>{});
     o.unfixable_source = config->path;
     if (config->libtorch)
@@ -138,6 +139,10 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   o.force_exclude = cli.force_exclude;
   o.jobs = cli.jobs;
   o.placement = cli.placement;
+  // A hand-written map given on the command line splits the model whatever from_pretrained
+  // thinks of string maps.
+  if (cli.hand_made_maps || !cli.placement.device_map.empty())
+    o.overrides.hand_made_maps = true;
   if (!cli.libtorch_dir.empty())
     o.cpp.libtorch_dir = cli.libtorch_dir;
   o.cpp.build_dir = cli.build_dir;

@@ -58,6 +58,20 @@ void read_config_files(ModelSetup &setup, const std::string &directory,
   }
 }
 
+// `config_class = XConfig` of the class or its nearest package base that says it.
+std::string config_class_of(const ModuleClass &cls, int depth = 0) {
+  for (const Stmt *st : cls.def->body)
+    if (st->kind == StmtKind::Assign && st->value && !st->targets.empty() &&
+        st->targets[0]->kind == ExprKind::Name && st->targets[0]->text == "config_class" &&
+        st->value->kind == ExprKind::Name)
+      return std::string(st->value->text);
+  for (const ModuleClass *base : cls.bases)
+    if (depth < 16)
+      if (std::string name = config_class_of(*base, depth + 1); !name.empty())
+        return name;
+  return "";
+}
+
 void finish(ModelSetup &setup, const Package &package, const std::string &directory,
             const ModelSetupOptions &options, std::vector<const SyntaxFile *> config_files) {
   read_config_files(setup, directory, config_files);
@@ -86,6 +100,18 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
                       : "no class `" + options.model_class + "` in the package";
     return;
   }
+  // A directory with several models (data2vec's text, audio and vision) has several
+  // configuration classes: the one the root names is what from_pretrained builds.
+  std::string wanted = config_class_of(*setup.root);
+  if (!wanted.empty() && setup.config.present && wanted != setup.config.class_name) {
+    ModelConfig own =
+        build_model_config(package, config_files, wanted, have_json ? &json : nullptr);
+    if (own.present && own.class_name == wanted) {
+      if (have_json)
+        own.source = json_path + (own.source == "config.json" ? "" : " (" + own.source + ")");
+      setup.config = std::move(own);
+    }
+  }
   if (!options.dtype.empty() && options.dtype != "auto" && !dtype_bytes_from_name(options.dtype)) {
     setup.error = "unknown dtype `" + options.dtype + "` (bf16, fp16, fp32, int8, fp8)";
     return;
@@ -98,7 +124,7 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
         {"", "no configuration: no config.json, and no PretrainedConfig subclass found", ""});
   if (setup.root->scope) {
     setup.no_split_modules = setup.root->scope->no_split_modules;
-    setup.supports_string_maps = setup.root->scope->supports_device_map;
+    setup.supports_string_maps = !setup.root->scope->refuses_string_maps;
   }
   for (const std::string &c : options.extra_no_split_modules)
     add_unique(setup.no_split_modules, c);

@@ -119,6 +119,7 @@ std::string ResultCache::package_key(const std::vector<const SourceFile *> &repo
   add_strings(key, selection.ignore);
   add_strings(key, options.overrides.extra_no_split_modules);
   add_strings(key, options.overrides.extra_skip_keys);
+  key.add(options.overrides.hand_made_maps ? 1 : 0);
   key.add(options.per_file_ignores.size());
   for (const PerFileIgnore &entry : options.per_file_ignores) {
     key.add(entry.pattern);

@@ -126,6 +126,57 @@ std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices
   return text;
 }
 
+// Where an operand sits when the whole model is on one GPU: everything the model holds or
+// receives on "0", fresh tensors and plain attributes on the CPU, literal devices where they say.
+std::string single_device_location(const OperandOrigin &o) {
+  switch (static_cast<OriginKind>(o.kind)) {
+  case OriginKind::Fresh:
+  case OriginKind::PlainTensor:
+    return "cpu";
+  case OriginKind::LiteralDevice: {
+    std::string d = normalize_device(o.label);
+    return d.empty() ? (o.label == "cuda" ? "0" : o.label) : d;
+  }
+  default:
+    return "0";
+  }
+}
+
+// Findings in models that refuse string maps, checked with --hand-made-maps (no balanced map
+// exists to simulate): those whose operands only a split separates are warnings, since only a
+// hand-written map splits such a model; the others fail on one GPU already. Returns which
+// findings were ranked here.
+std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Package &package,
+                                      const PlacementSettings &settings) {
+  std::vector<bool> ranked(findings.size(), false);
+  if (!settings.device_map.empty())
+    return ranked; // the map given is the placement: ranked like any other
+  for (size_t i = 0; i < findings.size(); ++i) {
+    Finding &f = findings[i];
+    if (f.unit_class.empty() || f.operand_origins.size() < 2)
+      continue;
+    const ModuleClass *cls = package.find_class(f.unit_class);
+    // Without --hand-made-maps such models are never split: findings stay as the analysis made
+    // them.
+    if (!cls || !cls->scope || !cls->scope->refuses_string_maps || !cls->scope->supports_device_map)
+      continue;
+    ranked[i] = true;
+    std::string a = single_device_location(f.operand_origins[0]);
+    std::string b = single_device_location(f.operand_origins[1]);
+    if (a != b) { // fails on one GPU already, split or not
+      f.level = FindingLevel::Error;
+      f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
+                    f.operand_origins[1].text + "` on " + label(b);
+      continue;
+    }
+    f.level = FindingLevel::Warning;
+    f.placement = "from_pretrained refuses device_map=\"auto\" for this model (a PreTrainedModel "
+                  "without _no_split_modules); a hand-written device map that splits `" +
+                  f.unit_class + "` separates these operands";
+  }
+  return ranked;
+}
+
 bool load_map(const std::string &spec, const Package &package, const ModelSetup &setup, int gpus,
               DeviceMap &map, std::string &error) {
   std::string path = spec, function;
@@ -174,10 +225,11 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
                     std::vector<Diagnostic> *diagnostics) {
   if (!settings.enabled || findings.empty())
     return;
+  std::vector<bool> hand_made_only = rank_hand_made_only(findings, package, settings);
   std::set<std::string> wanted;
-  for (const Finding &f : findings)
-    if (!f.unit_class.empty())
-      wanted.insert(f.unit_class);
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (!findings[i].unit_class.empty() && !hand_made_only[i])
+      wanted.insert(findings[i].unit_class);
   if (wanted.empty())
     return;
   // Every model class from_pretrained may build: PreTrainedModels that no other class holds.
@@ -244,8 +296,9 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
   }
 
   std::vector<Finding> kept;
-  for (Finding &f : findings) {
-    if (f.unit_class.empty() || f.operand_origins.size() < 2) {
+  for (size_t index = 0; index < findings.size(); ++index) {
+    Finding &f = findings[index];
+    if (f.unit_class.empty() || f.operand_origins.size() < 2 || hand_made_only[index]) {
       kept.push_back(std::move(f));
       continue;
     }
@@ -263,7 +316,9 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
           auto b = resolve(f.operand_origins[1], path, tree, s.map, &known);
           all_known = all_known && known;
           placed = true;
-          if (a.size() == 1 && a == b)
+          // An operand from a module this configuration does not build (a branch not taken)
+          // has no device here: the site neither fails nor is cleared by this map.
+          if (!known || (a.size() == 1 && a == b))
             continue;
           separated = true;
           // Two iterations of one layer list: name the boundary.

@@ -32,7 +32,11 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
   };
-  for (size_t i = 0; i < files.size(); ++i)
+  for (size_t i = 0; i < files.size(); ++i) {
+    // A package's __init__.py re-exports every model of the directory (data2vec's audio, text
+    // and vision): that joins no two of them into one model.
+    if (stem(files[i]) == "__init__")
+      continue;
     for (const ImportedName &imp : files[i]->imports) {
       if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
         continue;
@@ -41,6 +45,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
         if (j != i && stem(files[j]) == target)
           parent[root(i)] = root(j);
     }
+  }
   std::unordered_map<size_t, ModelScope *> scope_of_root;
   std::unordered_map<size_t, bool> has_pretrained, declares;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -102,9 +107,10 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     explicit_placement[root(i)] = explicit_placement[root(i)] || files[i]->explicit_placement;
   for (auto &[r, scope] : scope_of_root) {
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
+    scope->refuses_string_maps = !explicit_placement[r] && has_pretrained[r] && !declares[r] &&
+                                 overrides.extra_no_split_modules.empty();
     scope->supports_device_map =
-        !explicit_placement[r] &&
-        (!has_pretrained[r] || declares[r] || !overrides.extra_no_split_modules.empty());
+        !explicit_placement[r] && (!scope->refuses_string_maps || overrides.hand_made_maps);
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     for (const std::string &k : overrides.extra_skip_keys)

@@ -38,8 +38,10 @@ struct ModelScope {
   }
   bool has_pretrained_model = false; // a PreTrainedModel class is defined in the scope
   // PreTrainedModel classes but no `_no_split_modules` anywhere: transformers refuses
-  // device_map="auto", so the whole model sits on one device.
+  // device_map="auto", so the whole model sits on one device, unless a hand-written map splits
+  // it (--hand-made-maps: then supports_device_map is true and refuses_string_maps says why).
   bool supports_device_map = true;
+  bool refuses_string_maps = false;
 };
 
 enum class ChildKind : uint8_t { Single, List, Dict };
@@ -149,6 +151,8 @@ struct Package {
 struct PackageOverrides {
   std::vector<std::string> extra_no_split_modules;
   std::vector<std::string> extra_skip_keys;
+  // --hand-made-maps: models that refuse string maps may still be split by a hand-written map.
+  bool hand_made_maps = false;
 };
 
 std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &files,

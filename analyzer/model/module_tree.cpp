@@ -436,6 +436,12 @@ private:
       imp[std::string(i.local_name)] = i.name.empty() ? full : std::string(i.name);
       if (i.module == "torch" && i.name == "nn")
         imp[std::string(i.local_name)] = "nn";
+      // `import collections.abc` binds `collections`.
+      std::string_view local = i.local_name;
+      if (i.name.empty() && local.find('.') != std::string_view::npos) {
+        std::string first(local.substr(0, local.find('.')));
+        imp.emplace(first, first);
+      }
     }
   }
 
@@ -492,6 +498,21 @@ private:
       out.emplace_back(found, dotted);
     }
     return out;
+  }
+
+  // Is `def` the class `name` or a package subclass of it?
+  bool derives_from(const ClassDef *def, std::string_view name, int guard) {
+    if (!def || guard > 16)
+      return false;
+    if (def->name == name)
+      return true;
+    auto cls = find_class(def->name);
+    if (!cls)
+      return false;
+    for (auto &[base, dotted] : bases_of(*cls))
+      if ((base && derives_from(base->def, name, guard + 1)) || leaf_name(dotted) == name)
+        return true;
+    return false;
   }
 
   // A method or class attribute, searched through package bases (depth first, as single
@@ -763,6 +784,7 @@ private:
     t.persistent = persistent;
     t.integer_dtype = v.integer_dtype;
     t.element_bytes = v.element_bytes;
+    t.dims = v.dims;
     t.storage = v.source_tensor ? v.source_tensor->storage : next_storage_++;
     return t;
   }
@@ -824,6 +846,7 @@ private:
           v.numel = t.numel;
           v.integer_dtype = t.integer_dtype;
           v.element_bytes = t.element_bytes;
+          v.dims = t.dims;
           v.is_parameter = !t.is_buffer;
           v.source_tensor = &t;
           return v;
@@ -1287,6 +1310,77 @@ private:
     return Value::unknown("`" + text_of(frame.file, e->range) + "`");
   }
 
+  // A copy of a configuration value: objects, lists and dicts get their own storage (deep: at
+  // every level), so that edits to the copy leave the original as it was.
+  static Value copied(const Value &v, bool deep, int depth) {
+    Value out = v;
+    if (depth > 32)
+      return out;
+    auto inner = [&](const Value &x) { return deep ? copied(x, deep, depth + 1) : x; };
+    if (v.is(Kind::Object) && v.object) {
+      out.object = std::make_shared<ObjectData>(*v.object);
+      for (auto &[k, x] : out.object->attrs)
+        x = inner(x);
+    } else if (v.is(Kind::List) && v.list) {
+      out.list = std::make_shared<ValueList>(*v.list);
+      for (Value &x : *out.list)
+        x = inner(x);
+    } else if (v.is(Kind::Dict) && v.dict) {
+      out.dict = std::make_shared<ValueDict>(*v.dict);
+      for (auto &[k, x] : *out.dict)
+        x = inner(x);
+    }
+    return out;
+  }
+
+  static int64_t product(const std::vector<int64_t> &dims) {
+    int64_t p = 1;
+    for (int64_t d : dims)
+      p *= d;
+    return p;
+  }
+
+  // The shape `t.view(...)` / `t.reshape(...)` / `t.expand(...)` asks for: ints, -1 for the one
+  // inferred dimension (view) or for a kept one (expand). Nullopt when it cannot be worked out.
+  static std::optional<std::vector<int64_t>> new_shape(const Value &t, std::vector<Value> shape,
+                                                       bool expand) {
+    if (shape.size() == 1 && shape[0].is(Kind::List))
+      shape = std::vector<Value>(*shape[0].list);
+    std::vector<int64_t> dims;
+    int64_t known = 1;
+    int inferred = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (!shape[i].is(Kind::Int))
+        return std::nullopt;
+      int64_t d = shape[i].integer;
+      if (d == -1 && expand) {
+        size_t from_right = shape.size() - i;
+        if (from_right > t.dims.size())
+          return std::nullopt;
+        d = t.dims[t.dims.size() - from_right];
+      } else if (d == -1) {
+        if (inferred >= 0)
+          return std::nullopt;
+        inferred = static_cast<int>(i);
+        dims.push_back(-1);
+        continue;
+      }
+      if (d < 0)
+        return std::nullopt;
+      known *= d;
+      dims.push_back(d);
+    }
+    if (inferred >= 0) {
+      if (known == 0 || *t.numel % known != 0)
+        return std::nullopt;
+      dims[inferred] = *t.numel / known;
+      known = *t.numel;
+    }
+    if (!expand && known != *t.numel)
+      return std::nullopt;
+    return dims;
+  }
+
   static Value tensor_like(const Value &t, std::optional<int64_t> numel) {
     Value v;
     v.kind = Kind::Tensor;
@@ -1721,6 +1815,8 @@ private:
           n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((nums[1] - nums[0]) / step)));
       }
       Value t = tensor_of(n, leaf == "arange" && all_int, leaf == "arange" && all_int ? 8 : 4);
+      if (n)
+        t.dims = {*n};
       apply_dtype(a, t);
       return t;
     }
@@ -1790,6 +1886,17 @@ private:
       ModuleNode &node = tree_->nodes.emplace_back();
       node.class_name = "Activation";
       return Value::module_value(&node);
+    }
+    // copy.deepcopy(config): encoder and decoder configurations edited apart (T5, BART).
+    if ((name == "copy.deepcopy" || name == "copy.copy") && a.positional.size() == 1)
+      return copied(a.positional[0], name == "copy.deepcopy", 0);
+    // torch.tril(torch.ones(n, n)): elementwise functions keep their argument's shape.
+    if ((leaf == "tril" || leaf == "triu" || leaf == "cos" || leaf == "sin" || leaf == "abs" ||
+         leaf == "sigmoid" || leaf == "tanh" || leaf == "flip" || leaf == "clone") &&
+        !a.positional.empty() && a.positional[0].is(Kind::Tensor)) {
+      Value t = tensor_like(a.positional[0], a.positional[0].numel);
+      t.dims = a.positional[0].dims;
+      return t;
     }
     if (leaf == "ones_like" || leaf == "zeros_like" || leaf == "empty_like") {
       if (!a.positional.empty() && a.positional[0].is(Kind::Tensor))
@@ -1956,13 +2063,23 @@ private:
       const Value &v = p[0];
       std::vector<Value> types = p[1].is(Kind::List) ? *p[1].list : std::vector<Value>{p[1]};
       for (const Value &t : types) {
+        // A configuration object against a configuration class of the package.
+        if (t.is(Kind::Class) && t.class_def && v.is(Kind::Object) && v.object &&
+            v.object->class_def) {
+          if (derives_from(v.object->class_def, t.class_def->name, 0))
+            return Value::boolean(true);
+          continue;
+        }
         if (!t.is(Kind::Namespace))
           return Value::unknown("isinstance");
         std::string_view tn = leaf_name(t.text);
+        bool iterable = tn == "Iterable" || tn == "Sequence" || tn == "Collection";
         bool match = (tn == "int" && v.is(Kind::Int)) || (tn == "float" && v.is(Kind::Float)) ||
                      (tn == "str" && v.is(Kind::Str)) || (tn == "bool" && v.is(Kind::Bool)) ||
-                     ((tn == "list" || tn == "tuple") && v.is(Kind::List)) ||
-                     (tn == "dict" && v.is(Kind::Dict));
+                     ((tn == "list" || tn == "tuple" || iterable) && v.is(Kind::List)) ||
+                     ((tn == "dict" || tn == "Mapping" || tn == "Iterable") && v.is(Kind::Dict)) ||
+                     ((tn == "Number" || tn == "Integral") && v.is(Kind::Int)) ||
+                     (tn == "Number" && v.is(Kind::Float)) || (iterable && v.is(Kind::Str));
         if (v.is(Kind::Unknown))
           return Value::unknown("isinstance of an unknown value");
         if (match)
@@ -2097,8 +2214,25 @@ private:
           "bool",        "sigmoid",   "tanh",
           "cumsum",      "triu",      "tril",
           "masked_fill", "softmax"};
+      if ((name == "view" || name == "reshape" || name == "expand") && self.numel)
+        if (auto dims = new_shape(self, p, name == "expand")) {
+          Value t = tensor_like(self, product(*dims));
+          t.dims = *dims;
+          return t;
+        }
+      if (name == "expand") // the new size is unknown; view and reshape keep the count
+        return tensor_of(std::nullopt, self.integer_dtype, self.element_bytes);
+      if (name == "size" && p.empty() && !self.dims.empty()) {
+        ValueList items;
+        for (int64_t d : self.dims)
+          items.push_back(Value::integer_value(d));
+        return Value::list_of(std::move(items));
+      }
       if (same_size.count(name)) {
         Value t = tensor_like(self, self.numel);
+        if (name != "view" && name != "reshape" && name != "flatten" && name != "transpose" &&
+            name != "permute" && name != "t" && name != "unsqueeze" && name != "squeeze")
+          t.dims = self.dims;
         if (name == "float" || name == "double")
           t.integer_dtype = false, t.element_bytes = name == "float" ? 4 : 8;
         if (name == "half" || name == "bfloat16")
@@ -2530,6 +2664,7 @@ ModelConfig build_model_config(const Package &package,
         if (v.is(Kind::Unknown))
           config.unknowns.push_back("config." + k + ": " + v.text);
       config.present = true;
+      config.class_name = chosen;
       config.source = json ? "config.json read by " + chosen : "defaults of " + chosen;
       return config;
     }
@@ -2568,23 +2703,32 @@ const ModuleClass *choose_root_class(const Package &package, const ModelConfig &
   for (const auto &cls : package.classes)
     for (const ChildDecl &child : cls->children)
       used_as_child.insert(child.class_name);
+  // A directory may hold the TensorFlow and Flax ports beside the PyTorch model.
+  auto imports_torch = [](const SyntaxFile *file) {
+    for (const ImportedName &imp : file->imports)
+      if (imp.module == "torch" || starts_with(imp.module, "torch."))
+        return true;
+    return false;
+  };
   const ModuleClass *best = nullptr;
   int best_rank = -1;
   for (const auto &cls : package.classes) {
     if (!cls->is_module || !cls->find_method("__init__"))
       continue;
     std::string name(cls->name);
-    int rank = 0;
+    int rank = imports_torch(cls->file) ? 10 : 0;
+    int kind = 0;
     if (cls->is_pretrained_model)
-      rank = 1;
+      kind = 1;
     if (cls->is_pretrained_model && !used_as_child.count(name))
-      rank = 2;
+      kind = 2;
     if (name.find("For") != std::string::npos && cls->is_pretrained_model)
-      rank = 3;
+      kind = 3;
     if (name.find("ForConditionalGeneration") != std::string::npos && cls->is_pretrained_model)
-      rank = 4;
+      kind = 4;
     if (name.find("ForCausalLM") != std::string::npos && cls->is_pretrained_model)
-      rank = 5;
+      kind = 5;
+    rank += kind;
     if (rank > best_rank) {
       best = cls.get();
       best_rank = rank;

@@ -27,6 +27,7 @@ struct TreeTensor {
   bool persistent = true;     // buffers: in state_dict (register_buffer(..., persistent=False))
   bool integer_dtype = false; // int/bool tensors keep their own size under any dtype (accelerate)
   int element_bytes = 4;      // as created: float32, int64 (8), bool (1)
+  std::vector<int64_t> dims;  // the shape, when known (`self.position_ids.size()` reads it)
   // Tensors with the same storage are one tensor under several names (tied weights).
   int storage = -1;
 };
@@ -72,6 +73,7 @@ struct ModuleTree {
 struct ModelConfig {
   nlohmann::json values = nlohmann::json::object(); // attribute -> value
   std::string source;                               // "config.json", "defaults of XConfig", ...
+  std::string class_name;                           // the PretrainedConfig subclass evaluated
   std::vector<std::string> unknowns;                // defaults that could not be evaluated
   bool present = false;
 };

@@ -245,7 +245,9 @@ const std::unordered_set<std::string_view> &parameterless_modules() {
                                                              "Threshold",
                                                              "ChannelShuffle",
                                                              "Fold",
-                                                             "Unfold"};
+                                                             "Unfold",
+                                                             "CosineSimilarity",
+                                                             "Softmin"};
   return names;
 }
 

@@ -1,6 +1,6 @@
 #include "model/torch_layers.h"
 
-#include <unordered_set>
+#include "model/torch_catalog.h"
 
 namespace devlint {
 
@@ -93,73 +93,10 @@ std::optional<int64_t> element_sum(std::optional<int64_t> a, std::optional<int64
 }
 
 bool is_parameterless_layer(std::string_view leaf) {
-  static const std::unordered_set<std::string_view> names = {"Dropout",
-                                                             "Dropout1d",
-                                                             "Dropout2d",
-                                                             "Dropout3d",
-                                                             "AlphaDropout",
-                                                             "ReLU",
-                                                             "ReLU6",
-                                                             "GELU",
-                                                             "SiLU",
-                                                             "Tanh",
-                                                             "Sigmoid",
-                                                             "Softmax",
-                                                             "LogSoftmax",
-                                                             "Softmax2d",
-                                                             "Identity",
-                                                             "Flatten",
-                                                             "Unflatten",
-                                                             "Upsample",
-                                                             "Hardswish",
-                                                             "Hardsigmoid",
-                                                             "Mish",
-                                                             "LeakyReLU",
-                                                             "ELU",
-                                                             "Softplus",
-                                                             "Softsign",
-                                                             "MaxPool1d",
-                                                             "MaxPool2d",
-                                                             "MaxPool3d",
-                                                             "AvgPool1d",
-                                                             "AvgPool2d",
-                                                             "AvgPool3d",
-                                                             "AdaptiveAvgPool1d",
-                                                             "AdaptiveAvgPool2d",
-                                                             "AdaptiveAvgPool3d",
-                                                             "AdaptiveMaxPool1d",
-                                                             "AdaptiveMaxPool2d",
-                                                             "PixelShuffle",
-                                                             "PixelUnshuffle",
-                                                             "GLU",
-                                                             "Hardtanh",
-                                                             "CELU",
-                                                             "SELU",
-                                                             "Tanhshrink",
-                                                             "QuickGELUActivation",
-                                                             "GELUActivation",
-                                                             "NewGELUActivation",
-                                                             "ZeroPad2d",
-                                                             "ConstantPad1d",
-                                                             "ConstantPad2d",
-                                                             "ReflectionPad2d",
-                                                             "Threshold",
-                                                             "ChannelShuffle",
-                                                             "Fold",
-                                                             "Unfold",
-                                                             "CrossEntropyLoss",
-                                                             "MSELoss",
-                                                             "BCEWithLogitsLoss",
-                                                             "BCELoss",
-                                                             "NLLLoss",
-                                                             "L1Loss",
-                                                             "SmoothL1Loss",
-                                                             "KLDivLoss",
-                                                             "CosineSimilarity",
-                                                             "Softmin",
-                                                             "UpsamplingNearest2d",
-                                                             "UpsamplingBilinear2d"};
-  return names.count(leaf) > 0;
+  // Loss modules hold no parameters either; AdaptiveLogSoftmaxWithLoss is the one torch.nn class
+  // named like a loss that does (its head and clusters).
+  return torch_catalog::is_parameterless_module(leaf) ||
+         (torch_catalog::is_loss_class(leaf) && leaf != "AdaptiveLogSoftmaxWithLoss");
 }
 
 LayerShape torch_layer_shape(std::string_view leaf,

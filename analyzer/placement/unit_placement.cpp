@@ -110,7 +110,13 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     bool no_split_listed = c->scope->lists_no_split(c->name);
     f.may_split = c->scope->supports_device_map && has_children && !never_split_context(c, 0);
     f.on_first_chain = first_chain(c, 0);
-    if (f.may_split) {
+    if (f.may_split && c->scope->refuses_string_maps) {
+      // Only reached with --hand-made-maps.
+      f.why = "no PreTrainedModel of this model declares _no_split_modules, so a hand-written "
+              "device map may split " +
+              std::string(c->name) +
+              " and place its submodules and parameters on different devices";
+    } else if (f.may_split) {
       f.why = std::string(c->name) + " is not in " + no_split_text(c) +
               ", so accelerate may split it and place its submodules and parameters on "
               "different devices";

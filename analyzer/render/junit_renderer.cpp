@@ -1,5 +1,6 @@
 // `junit`: JUnit XML, which most CI systems show as test results: one test suite per file, one
-// failing test case per finding; a run without findings is one passing test case.
+// failing test case per finding, whatever its rank (warnings say so in the text); a run without
+// findings is one passing test case.
 
 #include "model/utf8.h"
 #include "render/renderer.h"
@@ -75,7 +76,10 @@ void render_junit(std::ostream &out, const std::vector<Finding> &findings, const
           << "\" classname=\"" << file << "\" file=\"" << file << "\" line=\"" << f.range.line
           << "\">\n"
           << "      <failure message=\"" << escape_xml(f.message) << "\" type=\"" << f.code << "\">"
-          << escape_xml(path + ":" + where + ": " + f.code + " " + f.message) << "</failure>\n"
+          << escape_xml(path + ":" + where + ": " + f.code + " " +
+                        (f.level == FindingLevel::Warning ? "(warning) " : "") + f.message +
+                        (f.placement.empty() ? "" : "\nplacement: " + f.placement))
+          << "</failure>\n"
           << "    </testcase>\n";
     }
     out << "  </testsuite>\n";
