@@ -49,7 +49,7 @@ fi
 # Idempotent: a second --fix changes nothing and --diff is empty.
 find fixtures -type f -exec md5sum {} + | sort >"$tmp/sums.before"
 run 1 "second --fix: findings remain, nothing to fix" -- "$devlint" check --fix fixtures
-out_has "Found 9 errors."
+out_has "Found 10 errors."
 find fixtures -type f -exec md5sum {} + | sort >"$tmp/sums.after"
 cmp -s "$tmp/sums.before" "$tmp/sums.after" || bad "a second --fix changed files"
 run 0 "--diff after --fix" -- "$devlint" check --diff fixtures

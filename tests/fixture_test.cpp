@@ -4,7 +4,8 @@
 //   # ok: DL001          no DL001 finding may start there
 // Any finding without a `ruleid` annotation fails the test. `X.py.fixed` next to `X.py` is the
 // expected result of applying every safe fix until nothing changes; the fixed file must parse,
-// must report none of the fixed findings, and fixing it again must change nothing.
+// must report none of the fixed findings, and fixing it again must change nothing. Unused
+// suppressions are reported (DL900): a fixture's suppression comment must silence something.
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -26,6 +27,12 @@ namespace {
 bool is_fixed_output(const fs::path &p) {
   const std::string name = p.filename().string();
   return name.size() > 9 && name.substr(name.size() - 9) == ".py.fixed";
+}
+
+CheckOptions fixture_options() {
+  CheckOptions options;
+  options.report_unused_suppressions = true;
+  return options;
 }
 
 std::vector<fs::path> fixture_packages() {
@@ -108,7 +115,7 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
   const fs::path dir = GetParam();
   FixturePackage package = load_package(dir);
   const std::vector<const SourceFile *> &sources = package.sources;
-  std::vector<Finding> findings = check_package(sources, sources, {});
+  std::vector<Finding> findings = check_package(sources, sources, fixture_options());
   // A message's first line stays short, like Ruff's: the placement story goes into `why`.
   for (const Finding &f : findings)
     EXPECT_LE(f.message.substr(0, f.message.find('\n')).size(), 200u)
@@ -168,7 +175,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
       std::vector<const SourceFile *> sources{f.get()};
       for (auto &o : others)
         sources.push_back(o.get());
-      out = check_package(sources, {f.get()}, {});
+      out = check_package(sources, {f.get()}, fixture_options());
       return f;
     };
     std::vector<Finding> before;
@@ -200,7 +207,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
   if (!any) {
     // Every fix has an expected output: a fixture with fixable findings needs its .py.fixed.
     FixturePackage package = load_package(dir);
-    for (const Finding &f : check_package(package.sources, package.sources, {}))
+    for (const Finding &f : check_package(package.sources, package.sources, fixture_options()))
       EXPECT_FALSE(f.fix.has_value()) << f.file->path << ":" << f.range.line << ": " << f.code
                                       << " has a fix but no .py.fixed expects it";
     if (!HasFailure())

@@ -1,5 +1,5 @@
 // Site emission: turning an operation and its operands' origins into a Site for the sink, and
-// hard-coded device events.
+// hard-coded devices into sites of their own.
 #include "placement/interpreter.h"
 
 #include <algorithm>
@@ -40,12 +40,15 @@ const OriginSet *Interpreter::emit(Site &site) {
 void Interpreter::hardcoded(const Expr *e, std::string device) {
   if (frame_->script || !frame_->unit)
     return;
-  HardcodedDevice ev;
-  ev.expr = e;
-  ev.device = std::move(device);
-  ev.unit = frame_->unit;
-  ev.file = frame_->file;
-  sink_.on_hardcoded_device(ev);
+  Site site;
+  site.kind = SiteKind::HardcodedDevice;
+  site.expr = e;
+  site.operation = std::move(device);
+  site.unit = frame_->unit;
+  site.function = call_stack_.empty() ? nullptr : call_stack_.back();
+  site.file = frame_->file;
+  site.statement = frame_->statement;
+  sink_.on_site(site);
 }
 
 Value Interpreter::loss_site(const Expr *call, const Args &args, std::string name) {
