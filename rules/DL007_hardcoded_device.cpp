@@ -38,9 +38,13 @@ automatic fix because the right tensor depends on the intent.
     f.rule_name = std::string(info().name);
     f.file = site.file->source;
     f.range = site.expr->range;
+    // LibTorch has no device map: the module runs wherever its caller's `->to()` put it.
     f.message = "Hard-coded device `" + device + "` in `" + std::string(site.unit->name) +
-                "`: under a device map this module may run on any GPU; take the device from a "
-                "tensor in scope";
+                (site.file->explicit_placement
+                     ? "`: the module runs wherever `->to(device)` puts it; take the device from a "
+                       "tensor in scope"
+                     : "`: under a device map this module may run on any GPU; take the device "
+                       "from a tensor in scope");
     f.no_fix_reason = "the right device depends on intent";
     f.unit_class = std::string(site.unit->name);
     f.operand_origins.push_back(

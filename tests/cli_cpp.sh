@@ -2,8 +2,8 @@
 # The C++ (LibTorch) side of the command line, end to end: directory discovery (sources that
 # include a torch header), a header's finding reported once through two including files,
 # NOLINT suppressions, code that does not compile (one warning, still analyzed), missing headers
-# (one clear error, exit 2, other files still checked) and compile_commands.json found by walking
-# up or given with -p.
+# (one clear error, exit 2, other files still checked), compile_commands.json found by walking
+# up or given with -p, and a file without an entry there checked with the default flags.
 set -u
 devlint="$1"
 source "$(dirname "$0")/cli_lib.sh"
@@ -115,5 +115,22 @@ EOF
 run 0 "-p BUILD_DIR gives the real flags" -- "$devlint" check -p "$tmp/cc/build" "$tmp/cc/src/net.cpp"
 cp "$tmp/cc/build/compile_commands.json" "$tmp/cc/compile_commands.json"
 run 0 "compile_commands.json found walking up" -- "$devlint" check "$tmp/cc/src/net.cpp"
+# A file the database has no entry for gets the default flags (LibTorch found on the machine).
+cat >"$tmp/cc/src/serve.cpp" <<'EOF'
+#include <torch/torch.h>
+
+torch::Tensor serve() {
+  torch::nn::Linear head(8, 2);
+  head->to(torch::kCUDA);
+  return head(torch::ones({1, 8}));
+}
+EOF
+run 1 "a file without a compile_commands.json entry falls back to the defaults" -- \
+  "$devlint" check --output-format concise "$tmp/cc/src/serve.cpp"
+grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: no finding with the defaults"; cat "$tmp/out" "$tmp/err"; fail=1; }
+[ ! -s "$tmp/err" ] || { echo "FAIL: the fallback is not silent"; cat "$tmp/err"; fail=1; }
+run 1 "-p BUILD_DIR without an entry for the file falls back too" -- \
+  "$devlint" check --output-format concise -p "$tmp/cc/build" "$tmp/cc/src/serve.cpp"
+grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: -p without an entry"; cat "$tmp/out" "$tmp/err"; fail=1; }
 
 exit $fail

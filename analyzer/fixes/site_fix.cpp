@@ -107,8 +107,10 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
         fix.edits.push_back(*edit);
         continue;
       }
-    if (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
-        origins[0]->range.end == operand->range.end) {
+    // Inside a module, a child placed on a literal device: its input is another child's output
+    // (or an input of the module) and is moved at the call.
+    if (site.unit || (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
+                      origins[0]->range.end == operand->range.end)) {
       fix.edits.push_back(move_to_device_text_edit(file, operand, device));
       continue;
     }

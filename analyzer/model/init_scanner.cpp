@@ -60,6 +60,33 @@ void find_uses(const std::vector<Stmt *> &body, std::string_view attr, Attribute
 
 } // namespace
 
+std::string PackageBuilder::literal_placement(const Expr *call) const {
+  if (!call || call->kind != ExprKind::Call || call->operands[0]->kind != ExprKind::Attribute)
+    return {};
+  std::string_view leaf = call->operands[0]->text;
+  if (leaf == "cuda" && call->operands.size() == 1)
+    return "cuda:0";
+  if (leaf == "cpu" && call->operands.size() == 1)
+    return "cpu";
+  if (leaf != "to" || call->operands.size() < 2)
+    return {};
+  const Expr *device = call->operands[1];
+  for (int hops = 0; device->kind == ExprKind::Name && hops < 4; ++hops) {
+    auto local = init_locals_.find(device->text);
+    if (local == init_locals_.end() || local->second == device)
+      break;
+    device = local->second;
+  }
+  if (device->kind != ExprKind::String)
+    return {};
+  std::string_view text = device->text;
+  if (text == "cuda")
+    return "cuda:0";
+  if (text == "cpu" || starts_with(text, "cuda:"))
+    return std::string(text);
+  return {};
+}
+
 void PackageBuilder::collect_members(ModuleClass &cls) {
   scanning_file_ = cls.file;
   for (const Stmt *s : cls.def->body) {
@@ -323,6 +350,15 @@ void PackageBuilder::scan_assignment(
       break;
     value = local->second;
   }
+  // `self.a = self.a.to("cuda:1")` (LibTorch's `a->to({kCUDA, 1})`) places a child already built.
+  std::string placed = literal_placement(value);
+  if (!placed.empty() && value->operands[0]->operands[0]->kind == ExprKind::Attribute &&
+      self_attribute(value->operands[0]->operands[0]) == attr)
+    for (ChildDecl &child : cls.children)
+      if (child.name == attr) {
+        child.placed_device = placed;
+        return;
+      }
   if (value->kind == ExprKind::Call) {
     std::string_view leaf = callee_leaf(value);
     if (leaf == "Parameter") {
@@ -349,6 +385,7 @@ void PackageBuilder::scan_assignment(
     child.is_loss = built.is_loss;
     child.is_container = built.is_container;
     child.range = range;
+    child.placed_device = placed; // `self.a = A().to("cuda:1")`
     add_child(cls, std::move(child));
     return;
   }

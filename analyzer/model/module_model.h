@@ -53,6 +53,9 @@ struct ChildDecl {
   bool is_loss = false;
   bool is_container = false; // nn.Sequential: may itself be split
   SourceRange range;         // the assignment in __init__
+  // The literal device __init__ moved the child to (`self.a = A().to("cuda:1")`, LibTorch's
+  // `a->to({kCUDA, 1})`), "cuda" written "cuda:0"; empty when it is not moved there.
+  std::string placed_device;
 };
 
 struct ParameterDecl {

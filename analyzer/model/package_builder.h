@@ -71,6 +71,9 @@ private:
   void scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,
                  std::unordered_map<std::string_view, const FunctionDef *> &builders,
                  std::unordered_set<const FunctionDef *> &visited);
+  // The literal device `x.to("cuda:1")` / `.cuda()` / `.cpu()` names ("cuda" is "cuda:0"), the
+  // device read through __init__'s locals; empty when it names none.
+  std::string literal_placement(const Expr *call) const;
   void scan_assignment(ModuleClass &cls, const Expr *target, const Expr *value, SourceRange range,
                        const std::unordered_map<std::string_view, const FunctionDef *> &builders);
   static void add_child(ModuleClass &cls, ChildDecl child);

@@ -26,7 +26,6 @@ struct Item {
 
 bool is_gpu(const DeviceName &d) { return d != "cpu" && d != "disk" && d != "mps"; }
 
-
 // module.named_children()
 std::vector<Item> children_items(const Item &item) {
   std::vector<Item> out;

@@ -158,6 +158,9 @@ private:
                        const Value *receiver);
   // Script code: `model(...)` / `model.generate(...)` on a model placed on a literal device, with
   // tensors placed on literal devices (shared/seeds/003).
+  // LibTorch: a call, inside a module, of a child that __init__ placed on a literal device,
+  // with tensors that may be elsewhere (a model split by hand across GPUs).
+  void placed_child_call(const Expr *call, const ChildDecl &child, const Args &args);
   Value script_model_call(const Expr *call, const Expr *model_expr, const Value &model,
                           const Args &args);
 };

@@ -77,6 +77,11 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     return loss_site(call, args, "self." + std::string(callee.path));
   if (child && !child->has_parameters)
     return first_tensor(args); // activation/dropout: output stays with the input
+  // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
+  // takes its inputs there: nothing moves them for it.
+  if (child && !child->placed_device.empty() && callee.kind == Value::Kind::Module &&
+      frame_->file && frame_->file->explicit_placement)
+    placed_child_call(call, *child, args);
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   return out;
 }
@@ -471,7 +476,9 @@ Value Interpreter::eval_call(const Expr *call) {
       return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object
     switch (receiver.kind) {
     case Value::Kind::Tensor:
-      if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda") {
+      // LibTorch code calls a model (or `forward`) directly: its methods are tensor methods.
+      if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda" &&
+          !(frame_->file && frame_->file->explicit_placement)) {
         Args args = eval_args(call);
         return script_model_call(call, callee->operands[0], receiver, args);
       }

@@ -28,12 +28,13 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
       DeviceGroup g = placement.group_of(*o, site.unit);
+      if (explicit_placement && g.kind == DeviceGroup::Kind::Literal && g.name == "cpu")
+        g = {DeviceGroup::Kind::Cpu, "", false};
       bool literal = g.kind == DeviceGroup::Kind::Literal;
       bool cpu = g.kind == DeviceGroup::Kind::Cpu;
-      // Literal devices are the model's business in script code: where a model is called, and,
-      // where code is placed explicitly (LibTorch), wherever script code combines tensors.
-      bool explicit_script = explicit_placement && !site.unit;
-      if (g.any() || (literal && site.kind != SiteKind::ModelCall && !explicit_script) ||
+      // Literal devices are the model's business in Python script code, where a model is
+      // called; where code is placed explicitly (LibTorch), they are where tensors are, anywhere.
+      if (g.any() || (literal && site.kind != SiteKind::ModelCall && !explicit_placement) ||
           (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && cpu)))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
@@ -42,6 +43,13 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       operands[i].groups.emplace_back(o, std::move(g));
     }
   }
+  // Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed
+  // it on: a literal device may be that one.
+  auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
+    using Kind = DeviceGroup::Kind;
+    return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
+                                             (b.kind == Kind::Unit && a.kind == Kind::Literal)));
+  };
   // An unannotated argument next to a CPU tensor is as likely a Python number as a tensor.
   bool any_cpu = false;
   for (const Grouped &g : operands)
@@ -87,13 +95,15 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     // the helper.
     bool overlaps =
         std::any_of(operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
-          return std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
-                             [&](const auto &theirs) { return theirs.second == mine.second; });
+          return std::any_of(
+              operands[anchor].groups.begin(), operands[anchor].groups.end(),
+              [&](const auto &theirs) { return same_device(theirs.second, mine.second); });
         });
     for (const auto &[origin, group] : operands[i].groups) {
       // `group` named through an init-capture: C++17 cannot capture a structured binding.
-      bool shared = std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
-                                [&, &group = group](const auto &p) { return p.second == group; });
+      bool shared =
+          std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
+                      [&, &group = group](const auto &p) { return same_device(p.second, group); });
       if (!shared && overlaps && origin->kind == OriginKind::Fresh && origin->in_helper)
         continue;
       if (!shared) {
@@ -102,7 +112,7 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
           // Explain with an anchor origin on another device, an activation when there is one.
           const Origin *witness = nullptr;
           for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups)
-            if (anchor_group != group &&
+            if (!same_device(anchor_group, group) &&
                 (!witness || (is_activation(anchor_origin) && !is_activation(witness))))
               witness = anchor_origin;
           out.anchor_origin = witness ? witness : operands[anchor].groups.front().first;
@@ -116,8 +126,9 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     // The anchor may be the joined one: `if emb is None: emb = self.embed(ids)` next to `ids`.
     // A path of the anchor made by a submodule on a device the operand never has is a mismatch.
     for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups) {
-      bool shared = std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
-                                [&, &g = anchor_group](const auto &p) { return p.second == g; });
+      bool shared =
+          std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
+                      [&, &g = anchor_group](const auto &p) { return same_device(p.second, g); });
       bool submodule = anchor_origin->kind == OriginKind::Child ||
                        anchor_origin->kind == OriginKind::LayerIteration;
       if (shared || !submodule || operands[i].groups.empty())

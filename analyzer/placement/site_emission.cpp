@@ -40,6 +40,14 @@ const OriginSet *Interpreter::emit(Site &site) {
 void Interpreter::hardcoded(const Expr *e, std::string device) {
   if (frame_->script || !frame_->unit)
     return;
+  // A LibTorch module that places its own children on literal devices (a model split by hand)
+  // is meant to run there: its literal devices are the design, not an oversight.
+  if (frame_->file && frame_->file->explicit_placement) {
+    std::vector<const ChildDecl *> children = frame_->unit->all_children();
+    if (std::any_of(children.begin(), children.end(),
+                    [](const ChildDecl *c) { return !c->placed_device.empty(); }))
+      return;
+  }
   Site site;
   site.kind = SiteKind::HardcodedDevice;
   site.expr = e;
@@ -99,8 +107,20 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
     site.operands.push_back(
         {call->operands[0]->operands[0], receiver->origins, false, false, true});
   // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
+  OriginSet listed; // tensors passed in a list: `torch.einsum(eq, [a, b])`, `index_put_({i}, v)`
   for (size_t i = 0; i < args.positional.size(); ++i) {
     const Value &v = args.positional[i];
+    const Expr *arg = i + 1 < call->operands.size() ? call->operands[i + 1] : nullptr;
+    if (v.kind == Value::Kind::Tuple && v.elements && arg && arg->kind == ExprKind::Tuple) {
+      for (size_t j = 0; j < v.elements->size() && j < arg->operands.size(); ++j) {
+        const Value &element = (*v.elements)[j];
+        if (element.kind == Value::Kind::Tensor && element.has_origins()) {
+          site.operands.push_back({arg->operands[j], element.origins});
+          add_origins(listed, element.origins);
+        }
+      }
+      continue;
+    }
     if (v.kind != Value::Kind::Tensor || !v.has_origins())
       continue;
     site.operands.push_back({call->operands[i + 1], v.origins});
@@ -117,8 +137,27 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
     return *receiver;
   Value out;
   out.origins = tensor_union(args);
+  add_origins(out.origins, listed);
   out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
   return anchored_result(reported, out);
+}
+
+void Interpreter::placed_child_call(const Expr *call, const ChildDecl &child, const Args &args) {
+  const Expr *child_expr = call->operands[0];
+  Site site;
+  site.kind = SiteKind::ModelCall;
+  site.expr = call;
+  site.operation = std::string(frame_->file->source->slice(child_expr->range)) + "(...)";
+  SiteOperand anchor{
+      child_expr,
+      {make_origin(OriginKind::LiteralDevice, intern(child.placed_device), child_expr->range)}};
+  anchor.keeps_device = true;
+  site.operands.push_back(anchor);
+  for (size_t i = 0; i < args.positional.size() && i + 1 < call->operands.size(); ++i)
+    if (args.positional[i].has_origins())
+      site.operands.push_back({call->operands[i + 1], origins_of(args.positional[i])});
+  if (site.operands.size() > 1)
+    emit(site);
 }
 
 Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, const Value &model,

@@ -367,6 +367,15 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
   default:
     break;
   }
+  // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
+  // computes there, whatever device the rest of the module is on.
+  if (origin.kind == OriginKind::Child && unit && unit->file && unit->file->explicit_placement) {
+    std::string_view first = origin.label.substr(0, origin.label.find('.'));
+    if (const ChildDecl *child = unit->find_child(first); child && !child->placed_device.empty())
+      return child->placed_device == "cpu"
+                 ? DeviceGroup{DeviceGroup::Kind::Cpu, "", false}
+                 : DeviceGroup{DeviceGroup::Kind::Literal, child->placed_device, false};
+  }
   const UnitFacts &f = facts(unit);
   if (!f.may_split)
     return {DeviceGroup::Kind::Unit, "", false};

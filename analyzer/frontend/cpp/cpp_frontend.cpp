@@ -891,11 +891,13 @@ private:
         if (method == "index" && member->getNumArgs() == 1) {
           Expr *sub = make(ExprKind::Subscript, range);
           sub->operands.push_back(receiver);
-          if (const auto *list = llvm::dyn_cast<clang::InitListExpr>(strip(member->getArg(0))))
-            for (const clang::Expr *element : list->inits())
-              sub->operands.push_back(lower(element));
+          // `x.index({i, j})`: the indices of `x[i, j]`, however the braces were converted.
+          Expr *indices = lower(member->getArg(0));
+          if (indices->kind == ExprKind::Tuple)
+            sub->operands.insert(sub->operands.end(), indices->operands.begin(),
+                                 indices->operands.end());
           else
-            sub->operands.push_back(lower(member->getArg(0)));
+            sub->operands.push_back(indices);
           return sub;
         }
       }
@@ -1425,8 +1427,11 @@ database_arguments(const std::string &file, const CppSettings &settings, std::st
     return std::nullopt;
   std::vector<clang::tooling::CompileCommand> commands =
       db->getCompileCommands(absolute.lexically_normal().string());
-  if (commands.empty())
-    return std::nullopt; // no entry: the defaults apply
+  // No entry: the defaults apply. Clang's loader guesses a command for a file without one from
+  // its neighbours' (`Heuristic` says so); those flags were written for another file and may
+  // lack LibTorch's include paths, so a guess counts as no entry.
+  if (commands.empty() || !commands.front().Heuristic.empty())
+    return std::nullopt;
   clang::tooling::CommandLineArguments args = commands.front().CommandLine;
   directory = commands.front().Directory;
   args = clang::tooling::getClangStripOutputAdjuster()(args, commands.front().Filename);
