@@ -182,7 +182,6 @@ ReplaceOutcome replace_file(const fs::path &target, const std::string &shown, in
   return outcome;
 }
 
-
 // After a LateWrite: puts the user's text back, with everything written to either file, in
 // order (the replaced file's text, then what was appended to the new one since), and leaves the
 // fixes out. Returns false when that cannot be done safely; `recovered` then holds the replaced

@@ -145,7 +145,6 @@ std::string_view leaf_name(std::string_view dotted) {
   return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
 }
 
-
 // Python truthiness; nullopt when unknown.
 std::optional<bool> truthy(const Value &v) {
   switch (v.kind) {
