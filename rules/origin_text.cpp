@@ -22,6 +22,15 @@ bool after_its_loop(const Origin &o, const Site &site) {
          (site.expr->range.begin < o.loop->range.begin || site.expr->range.end > o.loop->range.end);
 }
 
+// A child that a LibTorch module's constructor placed on a literal device: ", on `cuda:1`".
+std::string placed_child_device(const Origin &o, const Site &site) {
+  if (!site.unit)
+    return {};
+  std::string_view first = std::string_view(o.label).substr(0, o.label.find('.'));
+  const ChildDecl *child = site.unit->find_child(first);
+  return child && !child->placed_device.empty() ? ", on `" + child->placed_device + "`" : "";
+}
+
 // The same for C++ code (docs/CPP_DEVICE_MODEL.md): members without `self.`, `torch::` names,
 // devices given as options rather than `device=`.
 std::string describe_cpp_origin(const Origin &o, const Site &site) {
@@ -31,7 +40,7 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
   case OriginKind::Input:
     return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
   case OriginKind::Child:
-    return "output of member module `" + label + "`" + line;
+    return "output of member module `" + label + "`" + placed_child_device(o, site) + line;
   case OriginKind::LayerIteration:
     return "output of an element of `" + label + "`" + line;
   case OriginKind::Parameter:
@@ -48,6 +57,29 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
     return "placed on `" + label + "`" + line;
   }
   return label + line;
+}
+
+// short_origin for C++ code: members without `self.`, `torch::` names.
+std::string short_cpp_origin(const Origin &o, const Site &site) {
+  std::string label = cpp_spelling(std::string(o.label));
+  switch (o.kind) {
+  case OriginKind::Input:
+  case OriginKind::Skip:
+    return "argument `" + label + "`";
+  case OriginKind::Child:
+    return "output of `" + label + "`" + placed_child_device(o, site);
+  case OriginKind::LayerIteration:
+    return "output of an element of `" + label + "`";
+  case OriginKind::Parameter:
+    return "parameter `" + label + "`";
+  case OriginKind::PlainTensor:
+    return "tensor member `" + label + "`, not a registered buffer";
+  case OriginKind::Fresh:
+    return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
+  case OriginKind::LiteralDevice:
+    return "on `" + label + "`";
+  }
+  return label;
 }
 
 } // namespace
@@ -101,6 +133,8 @@ std::string describe_origin(const Origin &o, const Site &site) {
 }
 
 std::string short_origin(const Origin &o, const Site &site) {
+  if (site.file && site.file->explicit_placement)
+    return short_cpp_origin(o, site);
   std::string label(o.label);
   switch (o.kind) {
   case OriginKind::Input:

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The C++ (LibTorch) side of the command line, end to end: directory discovery (sources that
-# include a torch header), a header's finding reported once through two including files,
-# NOLINT suppressions, code that does not compile (one warning, still analyzed), missing headers
-# (one clear error, exit 2, other files still checked), compile_commands.json found by walking
-# up or given with -p, and a file without an entry there checked with the default flags.
+# include a torch header), a header's finding reported (and fixed) once through two including
+# files, NOLINT suppressions, code that does not compile (one warning, still analyzed), missing
+# headers (one clear error, exit 2, other files still checked), compile_commands.json found by
+# walking up or given with -p, and a file without an entry there checked with the default flags.
 set -u
 devlint="$1"
 source "$(dirname "$0")/cli_lib.sh"
@@ -20,7 +20,8 @@ struct GatedMlpImpl : torch::nn::Module {
   }
   torch::Tensor forward(torch::Tensor x) {
     auto gate = torch::rand({x.size(0), 1});
-    return down(torch::gelu(up(x))) * gate;
+    auto hidden = down(torch::gelu(up(x)));
+    return hidden * gate;
   }
   torch::nn::Linear up{nullptr}, down{nullptr};
 };
@@ -62,12 +63,17 @@ printf 'int helper() { return 1; }\n' >"$tmp/proj/src/util.cpp"
 run 1 "a C++ directory is checked" -- "$devlint" check --output-format concise "$tmp/proj"
 out=$(cat "$tmp/out")
 count() { grep -c "$1" <<<"$out" || true; }
-[ "$(count 'gated_mlp.h:11:.*DL005')" = 1 ] || { echo "FAIL: the header's finding, once: $out"; fail=1; }
+[ "$(count 'gated_mlp.h:12:.*DL005')" = 1 ] || { echo "FAIL: the header's finding, once: $out"; fail=1; }
 [ "$(count 'train.cpp:17:.*DL005')" = 1 ] || { echo "FAIL: the finding after NOLINTEND: $out"; fail=1; }
 [ "$(count 'train.cpp:1[0-6]:')" = 0 ] || { echo "FAIL: NOLINT forms did not suppress: $out"; fail=1; }
 [ "$(count 'serve.cpp:6:.*DL008')" = 1 ] || { echo "FAIL: the model fed a CPU tensor: $out"; fail=1; }
 [ "$(count 'util.cpp')" = 0 ] || { echo "FAIL: a file without torch was checked: $out"; fail=1; }
 [ "$(count 'Found 3 errors')" = 1 ] || { echo "FAIL: expected 3 findings: $out"; fail=1; }
+# The header's fix is made once, though two files include it.
+run 1 "--diff fixes a header once" -- "$devlint" check --diff "$tmp/proj"
+[ "$(grep -c '^+++ .*gated_mlp.h' "$tmp/out")" = 1 ] &&
+  [ "$(grep -c '^+ *return hidden \* gate.to(hidden.device());' "$tmp/out")" = 1 ] ||
+  { echo "FAIL: the header's fix, once"; cat "$tmp/out"; fail=1; }
 
 # Code that does not compile: one warning with the first error, what Clang recovered is checked.
 mkdir -p "$tmp/broken"
