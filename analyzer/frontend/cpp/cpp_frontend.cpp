@@ -1452,6 +1452,38 @@ database_arguments(const std::string &file, const CppSettings &settings, std::st
   return out;
 }
 
+// Whether a file includes a torch header, itself or through the project headers it includes by
+// a quoted path relative to itself (the only ones the default flags find): then the shared
+// precompiled header saves parsing `torch/torch.h` again. `texts` stand in for files on disk.
+bool includes_torch(const std::string &text, const fs::path &directory,
+                    const std::map<std::string, std::string> &texts, std::set<std::string> &seen) {
+  if (text.find("torch/") != std::string::npos)
+    return true;
+  for (size_t at = text.find("#include \""); at != std::string::npos && seen.size() < 64;
+       at = text.find("#include \"", at + 1)) {
+    size_t begin = at + 10, end = text.find('"', begin);
+    if (end == std::string::npos || text.find('\n', begin) < end)
+      continue;
+    std::string path = (directory / text.substr(begin, end - begin)).lexically_normal().string();
+    if (!seen.insert(path).second)
+      continue;
+    std::string header;
+    if (auto given = texts.find(path); given != texts.end()) {
+      header = given->second;
+    } else {
+      std::ifstream in(path, std::ios::binary);
+      if (!in)
+        continue;
+      std::stringstream read;
+      read << in.rdbuf();
+      header = read.str();
+    }
+    if (includes_torch(header, fs::path(path).parent_path(), texts, seen))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool is_cpp_source_path(const std::string &path) {
@@ -1481,9 +1513,15 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     args = base_arguments(settings);
     defaults = true;
   }
+  std::map<std::string, std::string> files{{absolute, main.text}};
+  if (texts)
+    for (const auto &[path, text] : *texts)
+      if (is_cpp_header_path(path))
+        files.emplace(fs::absolute(path).lexically_normal().string(), text);
   std::string pch_error;
-  if (defaults && main.text.find("torch/") != std::string::npos &&
-      !libtorch_includes(settings).empty()) {
+  std::set<std::string> seen{absolute};
+  if (defaults && !libtorch_includes(settings).empty() &&
+      includes_torch(main.text, fs::path(absolute).parent_path(), files, seen)) {
     std::string pch = build_pch(settings, pch_error);
     if (!pch.empty()) {
       args.push_back("-include-pch");
@@ -1491,11 +1529,6 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     }
   }
   args.push_back(absolute);
-  std::map<std::string, std::string> files{{absolute, main.text}};
-  if (texts)
-    for (const auto &[path, text] : *texts)
-      if (is_cpp_header_path(path))
-        files.emplace(fs::absolute(path).lexically_normal().string(), text);
 
   // Project files: those under the main file's directory tree or named by the caller; LibTorch
   // and the system are context.
