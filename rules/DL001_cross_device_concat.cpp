@@ -1,9 +1,9 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
-class CrossDeviceConcat final : public Rule {
+class CrossDeviceConcat final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL001", "cross-device-concat",
@@ -35,8 +35,9 @@ Move the later operands to the first operand's device:
                                FixStrategy::MoveToAnchor};
     return rule;
   }
-  bool claims(const Site &site, const Mismatch &) const override {
-    return site.kind == SiteKind::Concat;
+  std::vector<SiteKind> site_kinds() const override { return {SiteKind::Concat}; }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

@@ -1,9 +1,9 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
-class CrossDeviceArithmetic final : public Rule {
+class CrossDeviceArithmetic final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL002", "cross-device-arithmetic",
@@ -34,8 +34,11 @@ add the class to `_no_split_modules` so it always sits on one device.
                                FixStrategy::MoveToAnchor};
     return rule;
   }
-  bool claims(const Site &site, const Mismatch &) const override {
-    return site.kind == SiteKind::Arithmetic || site.kind == SiteKind::Matmul;
+  std::vector<SiteKind> site_kinds() const override {
+    return {SiteKind::Arithmetic, SiteKind::Matmul};
+  }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

@@ -1,9 +1,9 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
-class LossLabelDevice final : public Rule {
+class LossLabelDevice final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL003", "loss-label-device",
@@ -33,8 +33,9 @@ Move the labels to the logits, as transformers does:
                                FixStrategy::MoveToAnchor};
     return rule;
   }
-  bool claims(const Site &site, const Mismatch &) const override {
-    return site.kind == SiteKind::Loss;
+  std::vector<SiteKind> site_kinds() const override { return {SiteKind::Loss}; }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

@@ -1,4 +1,4 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
@@ -7,7 +7,7 @@ bool is_state(const Origin *o) {
   return o && (o->kind == OriginKind::Parameter || o->kind == OriginKind::PlainTensor);
 }
 
-class SplitModuleParameter final : public Rule {
+class SplitModuleParameter final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL004", "split-module-parameter",
@@ -38,8 +38,13 @@ Move the parameter to the activation's device: `boi.to(x.device)`; register plai
                                FixStrategy::MoveToAnchor};
     return rule;
   }
-  bool claims(const Site &, const Mismatch &m) const override {
+  std::vector<SiteKind> site_kinds() const override { return combining_site_kinds(); }
+  bool claims(const SiteContext &context) const override {
+    const Mismatch &m = context.mismatch;
     return is_state(m.moved_origin) || is_state(m.anchor_origin);
+  }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

@@ -1,11 +1,11 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
 bool is_fresh(const Origin *o) { return o && o->kind == OriginKind::Fresh; }
 
-class FreshTensorDevice final : public Rule {
+class FreshTensorDevice final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL005", "fresh-tensor-device",
@@ -31,8 +31,13 @@ Create the tensor where it is used: `torch.arange(seq_length, device=hidden_stat
                                FixStrategy::CreateOnAnchor};
     return rule;
   }
-  bool claims(const Site &, const Mismatch &m) const override {
+  std::vector<SiteKind> site_kinds() const override { return combining_site_kinds(); }
+  bool claims(const SiteContext &context) const override {
+    const Mismatch &m = context.mismatch;
     return is_fresh(m.moved_origin) || is_fresh(m.anchor_origin);
+  }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

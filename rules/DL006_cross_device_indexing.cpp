@@ -1,9 +1,9 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
-class CrossDeviceIndexing final : public Rule {
+class CrossDeviceIndexing final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL006", "cross-device-indexing",
@@ -34,8 +34,11 @@ Move the values and indices to the indexed tensor's device:
                                FixStrategy::MoveToAnchor};
     return rule;
   }
-  bool claims(const Site &site, const Mismatch &) const override {
-    return site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut;
+  std::vector<SiteKind> site_kinds() const override {
+    return {SiteKind::Indexing, SiteKind::IndexPut};
+  }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kMayDiffer));
   }
 };
 

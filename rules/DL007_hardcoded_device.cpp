@@ -3,7 +3,7 @@
 namespace devlint {
 namespace {
 
-class HardcodedDeviceRule final : public Rule {
+class HardcodedDeviceRule final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL007", "hardcoded-device",
@@ -29,7 +29,29 @@ automatic fix because the right tensor depends on the intent.
                                FixStrategy::None};
     return rule;
   }
-  bool claims_hardcoded_device() const override { return true; }
+  std::vector<SiteKind> site_kinds() const override { return {SiteKind::HardcodedDevice}; }
+  Finding report(const SiteContext &context) const override {
+    const Site &site = context.site;
+    const std::string &device = site.operation;
+    Finding f;
+    f.code = std::string(info().code);
+    f.rule_name = std::string(info().name);
+    f.file = site.file->source;
+    f.range = site.expr->range;
+    // LibTorch has no device map: the module runs wherever its caller's `->to()` put it.
+    f.message = "Hard-coded device `" + device + "` in `" + std::string(site.unit->name) +
+                (site.file->explicit_placement
+                     ? "`: the module runs wherever `->to(device)` puts it; take the device from a "
+                       "tensor in scope"
+                     : "`: under a device map this module may run on any GPU; take the device "
+                       "from a tensor in scope");
+    f.no_fix_reason = "the right device depends on intent";
+    f.unit_class = std::string(site.unit->name);
+    f.operand_origins.push_back(
+        {static_cast<uint8_t>(OriginKind::LiteralDevice), device, false, device});
+    f.operand_origins.push_back({static_cast<uint8_t>(OriginKind::Input), "", false, "its inputs"});
+    return f;
+  }
 };
 
 } // namespace

@@ -1,9 +1,12 @@
-#include "rules/rule.h"
+#include "rules/site_finding.h"
 
 namespace devlint {
 namespace {
 
-class ScriptDeviceMismatch final : public Rule {
+// Both placements are literal: the devices are known, not merely possible.
+constexpr std::string_view kSitOnDifferentDevices = ", which sit on different devices";
+
+class ScriptDeviceMismatch final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL008", "script-device-mismatch",
@@ -31,8 +34,9 @@ Put the inputs where the model is: `input_ids.to(model.device)`.
                                FixStrategy::None};
     return rule;
   }
-  bool claims(const Site &site, const Mismatch &) const override {
-    return site.kind == SiteKind::ModelCall;
+  std::vector<SiteKind> site_kinds() const override { return {SiteKind::ModelCall}; }
+  Finding report(const SiteContext &context) const override {
+    return site_finding(*this, context, combines_message(context, kSitOnDifferentDevices));
   }
 };
 

@@ -1,4 +1,6 @@
-// Every rule, in precedence order: the first rule that claims a site reports it.
+// Every rule, in precedence order: the first enabled rule that claims a site reports it. The
+// rules on what made an operand (DL008 literal placements, DL005 fresh tensors, DL004 module
+// state) come before the rules on the operation (loss, indexing, concat, arithmetic).
 #include "rules/rule.h"
 
 #include <string>
@@ -24,6 +26,13 @@ const std::vector<const Rule *> &all_rules() {
       &unused_suppression_rule(),
   };
   return rules;
+}
+
+bool SiteRule::listens_to(SiteKind kind) const {
+  for (SiteKind k : site_kinds())
+    if (k == kind)
+      return true;
+  return false;
 }
 
 const Rule *find_rule(std::string_view code) {

@@ -1,14 +1,17 @@
-// A rule: a stable code, a name, a doc, and a predicate over a checked site. Like a Ruff rule,
-// each lives in one small file; `rules/registry.cpp` lists them in precedence order, and the
-// first rule that claims a site reports it.
+// A rule: a stable code, a name, a doc, the site kinds it listens to, and how it reports a site.
+// Like a clang-tidy check, `site_kinds()` says what it wants (registerMatchers) and `report()`
+// makes the finding (check); like a Ruff rule, each lives in one small file. `rules/registry.cpp`
+// lists them in precedence order: the first enabled rule that claims a site reports it.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
+#include "findings/finding.h"
 #include "fixes/site_fix.h"
 #include "placement/mismatch.h"
 #include "placement/site.h"
+#include "placement/unit_placement.h"
 
 namespace devlint {
 
@@ -20,14 +23,36 @@ struct RuleInfo {
   FixStrategy fix = FixStrategy::MoveToAnchor;
 };
 
+// What a rule sees of one site: the site, which operands may sit on different devices (for sites
+// that combine operands, see combines_operands), and the placement facts of the unit running it.
+struct SiteContext {
+  const Site &site;
+  const Mismatch &mismatch;
+  const UnitFacts &facts;
+};
+
+class SiteRule;
+
 class Rule {
 public:
   virtual ~Rule() = default;
   virtual const RuleInfo &info() const = 0;
-  // Site rules: does this mismatch belong to this rule?
-  virtual bool claims(const Site &, const Mismatch &) const { return false; }
-  // Event rules: hard-coded devices inside module methods.
-  virtual bool claims_hardcoded_device() const { return false; }
+  // Null for a rule that no site triggers (DL900 is reported by findings/suppressions.cpp).
+  virtual const SiteRule *site_rule() const { return nullptr; }
+};
+
+// A rule over the sites of the placement analysis.
+class SiteRule : public Rule {
+public:
+  const SiteRule *site_rule() const final { return this; }
+  // The site kinds this rule is offered.
+  virtual std::vector<SiteKind> site_kinds() const = 0;
+  // Whether this rule reports a site of one of its kinds.
+  virtual bool claims(const SiteContext &) const { return true; }
+  // The finding for a site this rule claimed: its message, origins and fix.
+  virtual Finding report(const SiteContext &) const = 0;
+
+  bool listens_to(SiteKind kind) const;
 };
 
 const std::vector<const Rule *> &all_rules();

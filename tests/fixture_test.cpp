@@ -8,6 +8,7 @@
 // `X.py.fixed` next to `X.py` is the expected result of applying every safe fix until nothing
 // changes; the fixed file must parse, must report none of the fixed findings, and fixing it again
 // must change nothing.
+// Unused suppressions are reported (DL900): a fixture's suppression comment must silence something.
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -98,10 +99,13 @@ class FixtureTest : public ::testing::TestWithParam<fs::path> {};
 // above only excludes the C++ fixtures).
 CheckOptions fixture_options(const fs::path &dir) {
   fs::path config = dir / "devlint.toml";
-  if (!fs::exists(config))
-    return {};
-  ConfigResolver resolver(CommandLineSettings{}, ConfigDiscovery::ExplicitFile, config.string());
-  return resolver.options_for(dir.string());
+  CheckOptions options;
+  if (fs::exists(config)) {
+    ConfigResolver resolver(CommandLineSettings{}, ConfigDiscovery::ExplicitFile, config.string());
+    options = resolver.options_for(dir.string());
+  }
+  options.report_unused_suppressions = true;
+  return options;
 }
 
 // The fixture package in `dir`: every .py file but the expected fix outputs, sorted by path.

@@ -13,6 +13,7 @@
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "driver/result_cache.h"
+#include "model/text.h"
 #include "placement/device_map_simulation.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
@@ -25,21 +26,12 @@ constexpr int kExitClean = 0;
 constexpr int kExitFindings = 1;
 constexpr int kExitError = 2;
 
-std::vector<std::string> split_codes(const std::vector<std::string> &values) {
+// `--select DL001,DL002 --select DL004`: every code of every value.
+std::vector<std::string> codes_of(const std::vector<std::string> &values) {
   std::vector<std::string> out;
-  for (const std::string &v : values) {
-    size_t start = 0;
-    while (start <= v.size()) {
-      size_t comma = v.find(',', start);
-      std::string item =
-          v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!item.empty())
-        out.push_back(item);
-      if (comma == std::string::npos)
-        break;
-      start = comma + 1;
-    }
-  }
+  for (const std::string &v : values)
+    for (std::string &code : devlint::split_codes(std::string_view(v)))
+      out.push_back(std::move(code));
   return out;
 }
 
@@ -240,9 +232,9 @@ int main(int argc, char **argv) {
   }
   devlint::CommandLineSettings cli;
   if (!select.empty())
-    cli.select = split_codes(select);
-  cli.extend_select = split_codes(extend_select);
-  cli.ignore = split_codes(ignore);
+    cli.select = codes_of(select);
+  cli.extend_select = codes_of(extend_select);
+  cli.ignore = codes_of(ignore);
   // As in a configuration file: rule names select their codes, and a selector that names no rule
   // is an error rather than a silently empty selection.
   std::vector<std::string> no_select;

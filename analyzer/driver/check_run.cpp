@@ -62,7 +62,7 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   auto package = build_package(files, options.overrides);
   PlacementModel placement(*package);
   SiteChecker checker(placement, options.selection, reported_set);
-  analyze_package(*package, placement, checker);
+  analyze_package(*package, checker);
   std::vector<Finding> findings = checker.take_findings();
   if (!files.empty() && files.front()->source)
     place_findings(findings, *package,

@@ -1,6 +1,5 @@
 // Turns analysis sites into findings: decides which operands may sit on different devices
-// (through the PlacementModel), lets the rules claim the mismatch, and writes the explanation and
-// the fix.
+// (through the PlacementModel) and lets the rules claim the site; the rule that does reports it.
 #pragma once
 
 #include <map>
@@ -30,7 +29,6 @@ public:
               const std::unordered_set<const SourceFile *> &reported_files);
 
   int on_site(const Site &site) override;
-  void on_hardcoded_device(const HardcodedDevice &event) override;
 
   std::vector<Finding> take_findings();
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "model/text.h"
 #include "rules/rule.h"
+#include "rules/unused_suppression.h"
 
 namespace devlint {
 namespace {
@@ -99,21 +101,6 @@ std::vector<Comment> cpp_comments(const std::string &text) {
     }
   }
   return out;
-}
-
-std::vector<std::string> split_codes(const std::string &list) {
-  std::vector<std::string> codes;
-  std::string current;
-  for (char c : list + ",") {
-    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-      if (!current.empty())
-        codes.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return codes;
 }
 
 SourceRange range_of(const SourceFile &file, uint32_t begin, uint32_t end) {
@@ -359,59 +346,6 @@ bool covers(const Suppression &s, const Finding &f) {
   return false;
 }
 
-// Deletes a directive and the blanks before it; a comment left empty goes with its line. Text
-// after the directive in the same comment stays a comment (`# noqa: DL002 (checked)` becomes
-// `# (checked)`), never code.
-Fix removal_fix(const SourceFile &file, const Suppression &s) {
-  uint32_t begin = s.comment.begin;
-  while (begin > 0 && (file.text[begin - 1] == ' ' || file.text[begin - 1] == '\t'))
-    --begin;
-  uint32_t end = s.comment.end;
-  uint32_t line_begin = file.line_starts[s.comment.line - 1];
-  uint32_t line_stop = line_begin + static_cast<uint32_t>(file.line_text(s.comment.line).size());
-  uint32_t comment_stop = std::max(s.comment_end, end);
-  size_t rest = file.text.find_first_not_of(" \t", end);
-  bool rest_of_comment_blank = rest == std::string::npos || rest >= comment_stop;
-  Fix fix;
-  fix.applicability = Applicability::Safe;
-  fix.title = "Remove the unused suppression";
-  if (!rest_of_comment_blank) {
-    // Keep the rest as a comment: it already is one when the directive sat after the comment's
-    // own marker (`# type: ignore # noqa: DL001`) or the rest starts a comment of its own.
-    bool directive_opens_comment = s.comment.begin <= s.comment_begin;
-    bool rest_is_comment = file.text[rest] == '#' || file.text.compare(rest, 2, "//") == 0;
-    if (!directive_opens_comment || rest_is_comment) {
-      fix.edits.push_back({s.comment.begin, static_cast<uint32_t>(rest), ""});
-    } else {
-      std::string marker = file.text.compare(s.comment.begin, 2, "//") == 0 ? "// " : "# ";
-      fix.edits.push_back({s.comment.begin, static_cast<uint32_t>(rest), marker});
-    }
-    return fix;
-  }
-  bool rest_blank = rest == std::string::npos || rest >= line_stop;
-  if (begin == line_begin && rest_blank) // the directive was the whole line: remove the line
-    end = line_stop + static_cast<uint32_t>(file.text.compare(line_stop, 2, "\r\n") == 0 ? 2
-                                            : line_stop < file.text.size()               ? 1
-                                                                                         : 0);
-  else
-    end = comment_stop;
-  fix.edits.push_back({begin, end, ""});
-  return fix;
-}
-
-Finding unused_finding(const SourceFile &file, const Suppression &s, const std::string &detail) {
-  Finding f;
-  f.code = std::string(kUnusedSuppressionCode);
-  if (const Rule *rule = find_rule(kUnusedSuppressionCode))
-    f.rule_name = std::string(rule->info().name);
-  f.message = "Unused suppression " + detail;
-  f.file = &file;
-  f.range = s.comment;
-  f.why = "no finding of these rules starts on the lines this comment covers";
-  f.fix = removal_fix(file, s);
-  return f;
-}
-
 } // namespace
 
 std::vector<Suppression> parse_suppressions(const SourceFile &file) {
@@ -492,53 +426,33 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
     const Suppression &s = suppressions[i];
     if (!s.malformed.empty())
       continue; // reported above
+    UnusedSuppression unused;
+    unused.file = &file;
+    unused.comment = {s.comment, s.comment_begin, s.comment_end};
     if (s.codes.empty()) {
+      unused.bare = true;
       if (!used[i].back() && !s.shared_with_other_tools)
-        kept.push_back(unused_finding(file, s, "(nothing to suppress here)"));
+        kept.push_back(report_unused_suppression(unused));
       continue;
     }
-    std::vector<std::string> unused, unknown, disabled;
     for (size_t k = 0; k < s.codes.size(); ++k) {
       const std::string &code = s.codes[k];
       const Rule *rule = find_rule(code);
       bool ours = rule || code.rfind("DL", 0) == 0;
+      // Another tool's code (`# noqa: E501`) is not ours to judge, and keeps the directive.
+      unused.other_codes_in_use |= used[i][k] || !ours;
       if (!ours || used[i][k])
-        continue; // another tool's code (`# noqa: E501`) is not ours to judge
+        continue;
       if (!rule)
-        unknown.push_back(code);
+        unused.unknown.push_back(code);
       else if (!policy.selection.enabled(rule->info().code))
-        disabled.push_back(code);
+        unused.disabled.push_back(code);
       else
-        unused.push_back(code);
+        unused.unused.push_back(code);
     }
-    auto join = [](const std::vector<std::string> &codes) {
-      std::string list;
-      for (const std::string &c : codes)
-        list += (list.empty() ? "`" : ", `") + c + "`";
-      return list;
-    };
-    std::vector<std::string> parts;
-    if (!unused.empty())
-      parts.push_back("unused: " + join(unused));
-    if (!disabled.empty())
-      parts.push_back("not enabled: " + join(disabled));
-    if (!unknown.empty())
-      parts.push_back("unknown: " + join(unknown));
-    if (parts.empty())
+    if (unused.unused.empty() && unused.disabled.empty() && unused.unknown.empty())
       continue;
-    std::string detail = "(";
-    for (size_t p = 0; p < parts.size(); ++p)
-      detail += (p ? "; " : "") + parts[p];
-    Finding f = unused_finding(file, s, detail + ")");
-    // Only remove the whole directive when none of its codes is still doing something.
-    size_t ours_used = 0;
-    for (size_t k = 0; k < s.codes.size(); ++k)
-      ours_used += used[i][k] || !(find_rule(s.codes[k]) || s.codes[k].rfind("DL", 0) == 0);
-    if (ours_used > 0) {
-      f.fix.reset();
-      f.no_fix_reason = "other codes in this directive are still in use";
-    }
-    kept.push_back(std::move(f));
+    kept.push_back(report_unused_suppression(unused));
   }
   return kept;
 }

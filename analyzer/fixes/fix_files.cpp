@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "model/text.h"
+
 namespace devlint {
 namespace fs = std::filesystem;
 namespace {
@@ -178,10 +180,6 @@ ReplaceOutcome replace_file(const fs::path &target, const std::string &shown, in
   }
   outcome.status = Replaced::Done;
   return outcome;
-}
-
-bool starts_with(const std::string &text, const std::string &prefix) {
-  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
 }
 
 // After a LateWrite: puts the user's text back, with everything written to either file, in

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/text.h"
 #include "model/torch_layers.h"
 
 namespace devlint {
@@ -143,8 +144,6 @@ std::string_view leaf_name(std::string_view dotted) {
   size_t dot = dotted.rfind('.');
   return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
 }
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Python truthiness; nullopt when unknown.
 std::optional<bool> truthy(const Value &v) {

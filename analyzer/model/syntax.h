@@ -109,7 +109,6 @@ struct FunctionDef {
   std::vector<Stmt *> body;
   std::vector<Expr *> decorators;
   bool is_staticmethod = false;
-  const ClassDef *owner = nullptr;
   // Driver code outside any module, as at a Python script's top level (C++'s `main` and its
   // helpers): a model placed on a device there is called with tensors placed elsewhere.
   bool runs_as_script = false;

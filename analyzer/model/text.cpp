@@ -1,5 +1,7 @@
 #include "model/text.h"
 
+#include <cctype>
+
 namespace devlint {
 
 std::string shorten_snippet(std::string_view text, size_t width) {
@@ -14,6 +16,23 @@ std::string shorten_snippet(std::string_view text, size_t width) {
   if (out.size() > width)
     out = out.substr(0, width - 3) + "...";
   return out;
+}
+
+std::vector<std::string> split_codes(std::string_view list) {
+  std::vector<std::string> codes;
+  std::string current;
+  for (char c : list) {
+    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      if (!current.empty())
+        codes.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty())
+    codes.push_back(std::move(current));
+  return codes;
 }
 
 } // namespace devlint

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace devlint {
 
@@ -13,6 +14,10 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
 inline bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
+
+// The codes of a list as written in a suppression or on the command line: "DL001, DL002",
+// "DL001 DL002" (commas and blanks separate; empty items are dropped).
+std::vector<std::string> split_codes(std::string_view list);
 
 // A source snippet on one line, at most 48 characters, for messages and fix titles.
 std::string shorten_snippet(std::string_view text, size_t width = 48);

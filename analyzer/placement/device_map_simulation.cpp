@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/text.h"
+
 namespace devlint {
 
 namespace {
@@ -23,10 +25,6 @@ struct Item {
 };
 
 bool is_gpu(const DeviceName &d) { return d != "cpu" && d != "disk" && d != "mps"; }
-
-bool starts_with(const std::string &s, const std::string &p) {
-  return s.compare(0, p.size(), p) == 0;
-}
 
 // module.named_children()
 std::vector<Item> children_items(const Item &item) {

@@ -24,8 +24,7 @@ namespace devlint {
 
 class Interpreter {
 public:
-  Interpreter(const Package &pkg, const PlacementModel &placement, SiteSink &sink,
-              const AnalysisLimits &limits);
+  Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimits &limits);
   void run();
 
 private:
@@ -55,7 +54,6 @@ private:
   };
 
   const Package &pkg_;
-  const PlacementModel &placement_;
   SiteSink &sink_;
   AnalysisLimits limits_;
   std::unordered_map<const FunctionDef *, const SyntaxFile *> file_of_;

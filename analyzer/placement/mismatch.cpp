@@ -4,8 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "model/text.h"
-
 namespace devlint {
 namespace {
 
@@ -16,40 +14,47 @@ bool is_activation(const Origin *o) {
 
 } // namespace
 
+std::vector<SiteKind> combining_site_kinds() {
+  return {SiteKind::Concat,   SiteKind::Arithmetic, SiteKind::Matmul,   SiteKind::Loss,
+          SiteKind::Indexing, SiteKind::IndexPut,   SiteKind::ModelCall};
+}
+
 bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &out) {
   struct Grouped {
-    std::vector<std::pair<const Origin *, std::string>> groups;
+    std::vector<std::pair<const Origin *, DeviceGroup>> groups;
   };
   std::vector<Grouped> operands(site.operands.size());
   bool explicit_placement = site.file && site.file->explicit_placement;
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
-      std::string g = placement.group_of(*o, site.unit);
-      if (explicit_placement && g == "literal:cpu")
-        g = "cpu";
-      bool literal = starts_with(g, "literal:");
+      DeviceGroup g = placement.group_of(*o, site.unit);
+      if (explicit_placement && g.kind == DeviceGroup::Kind::Literal && g.name == "cpu")
+        g = {DeviceGroup::Kind::Cpu, "", false};
+      bool literal = g.kind == DeviceGroup::Kind::Literal;
+      bool cpu = g.kind == DeviceGroup::Kind::Cpu;
       // Literal devices are the model's business in Python script code, where a model is
       // called; where code is placed explicitly (LibTorch), they are where tensors are, anywhere.
-      if (g.empty() || (literal && site.kind != SiteKind::ModelCall && !explicit_placement) ||
-          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && g == "cpu")))
+      if (g.any() || (literal && site.kind != SiteKind::ModelCall && !explicit_placement) ||
+          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && cpu)))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
-      if (site.operands[i].is_index && g == "cpu")
+      if (site.operands[i].is_index && cpu)
         continue;
       operands[i].groups.emplace_back(o, std::move(g));
     }
   }
-  // Where code is placed explicitly, a module's own device ("unit") is whatever its caller placed
+  // Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed
   // it on: a literal device may be that one.
-  auto same_device = [explicit_placement](const std::string &a, const std::string &b) {
-    return a == b || (explicit_placement && ((a == "unit" && starts_with(b, "literal:")) ||
-                                             (b == "unit" && starts_with(a, "literal:"))));
+  auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
+    using Kind = DeviceGroup::Kind;
+    return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
+                                             (b.kind == Kind::Unit && a.kind == Kind::Literal)));
   };
   // An unannotated argument next to a CPU tensor is as likely a Python number as a tensor.
   bool any_cpu = false;
   for (const Grouped &g : operands)
     for (const auto &p : g.groups)
-      any_cpu |= p.second == "cpu";
+      any_cpu |= p.second.kind == DeviceGroup::Kind::Cpu;
   if (any_cpu)
     for (Grouped &g : operands)
       g.groups.erase(std::remove_if(g.groups.begin(), g.groups.end(),

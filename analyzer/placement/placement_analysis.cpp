@@ -21,9 +21,8 @@ bool tensorish_annotation(std::string_view annotation) {
 
 } // namespace
 
-Interpreter::Interpreter(const Package &pkg, const PlacementModel &placement, SiteSink &sink,
-                         const AnalysisLimits &limits)
-    : pkg_(pkg), placement_(placement), sink_(sink), limits_(limits) {
+Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimits &limits)
+    : pkg_(pkg), sink_(sink), limits_(limits) {
   for (const SyntaxFile *file : pkg.files) {
     for (const FunctionDef *f : file->functions)
       file_of_[f] = file;
@@ -159,9 +158,8 @@ void Interpreter::analyze_script(const SyntaxFile *file) {
   frame_ = saved;
 }
 
-void analyze_package(const Package &package, const PlacementModel &placement, SiteSink &sink,
-                     const AnalysisLimits &limits) {
-  Interpreter interpreter(package, placement, sink, limits);
+void analyze_package(const Package &package, SiteSink &sink, const AnalysisLimits &limits) {
+  Interpreter interpreter(package, sink, limits);
   interpreter.run();
 }
 

@@ -15,8 +15,8 @@ struct AnalysisLimits {
 };
 
 // Runs the analysis over a package and reports to `sink`. Sites reached through several call
-// paths are reported once per path; the sink deduplicates.
-void analyze_package(const Package &package, const PlacementModel &placement, SiteSink &sink,
-                     const AnalysisLimits &limits = {});
+// paths are reported once per path; the sink deduplicates. The analysis does not know the
+// placement: the sink decides which operands may sit on different devices.
+void analyze_package(const Package &package, SiteSink &sink, const AnalysisLimits &limits = {});
 
 } // namespace devlint

@@ -18,7 +18,15 @@ enum class SiteKind : uint8_t {
   Indexing,   // a[idx], gather, index_select, masked_fill, masked_scatter, F.embedding
   IndexPut,   // a[mask] = b
   ModelCall,  // script code: a model placed on one literal device called with tensors on another
+  HardcodedDevice, // `.cuda()`, `.to("cuda:0")`, `device="cuda"` inside a module's method
 };
+
+// Whether a site's operands must share one device (every kind but a literal device, which is
+// reported wherever it is written).
+inline bool combines_operands(SiteKind kind) { return kind != SiteKind::HardcodedDevice; }
+
+// Every kind whose operands must share one device.
+std::vector<SiteKind> combining_site_kinds();
 
 struct SiteOperand {
   const Expr *expr = nullptr;
@@ -32,18 +40,10 @@ struct Site {
   SiteKind kind = SiteKind::Arithmetic;
   const Expr *expr = nullptr;      // the whole operation
   const Stmt *statement = nullptr; // the statement holding it (for fixes that add a line)
-  std::string operation;           // "torch.cat", "+", "loss_fct(...)"
+  std::string operation;           // "torch.cat", "+", "loss_fct(...)"; HardcodedDevice: the device
   std::vector<SiteOperand> operands;
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;
-  const SyntaxFile *file = nullptr;
-};
-
-// `.cuda()`, `.to("cuda:0")`, `device="cuda"` inside a module's method.
-struct HardcodedDevice {
-  const Expr *expr = nullptr;
-  std::string device;
-  const ModuleClass *unit = nullptr;
   const SyntaxFile *file = nullptr;
 };
 
@@ -53,7 +53,6 @@ public:
   // Returns the index of the anchor operand when the site is reported (its result then counts
   // as sitting with the anchor, as it will once fixed: no cascade of findings), else -1.
   virtual int on_site(const Site &site) = 0;
-  virtual void on_hardcoded_device(const HardcodedDevice &event) = 0;
 };
 
 } // namespace devlint

@@ -1,5 +1,5 @@
 // Site emission: turning an operation and its operands' origins into a Site for the sink, and
-// hard-coded device events.
+// hard-coded devices into sites of their own.
 #include "placement/interpreter.h"
 
 #include <algorithm>
@@ -48,12 +48,15 @@ void Interpreter::hardcoded(const Expr *e, std::string device) {
                     [](const ChildDecl *c) { return !c->placed_device.empty(); }))
       return;
   }
-  HardcodedDevice ev;
-  ev.expr = e;
-  ev.device = std::move(device);
-  ev.unit = frame_->unit;
-  ev.file = frame_->file;
-  sink_.on_hardcoded_device(ev);
+  Site site;
+  site.kind = SiteKind::HardcodedDevice;
+  site.expr = e;
+  site.operation = std::move(device);
+  site.unit = frame_->unit;
+  site.function = call_stack_.empty() ? nullptr : call_stack_.back();
+  site.file = frame_->file;
+  site.statement = frame_->statement;
+  sink_.on_site(site);
 }
 
 Value Interpreter::loss_site(const Expr *call, const Args &args, std::string name) {

@@ -127,13 +127,13 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
   }
   for (auto &[cls, f] : facts_) {
     if (!f.may_split)
-      f.input_group = "unit";
+      f.input_group = {DeviceGroup::Kind::Unit, "", false};
     else if (f.on_first_chain) {
       std::string first = first_item_path(cls);
       // Unknown first item: inputs may share any device, so they flag nothing.
-      f.input_group = first.empty() ? "" : child_group(first, cls, false);
+      f.input_group = first.empty() ? DeviceGroup{} : child_group(first, cls, false);
     } else
-      f.input_group = "input";
+      f.input_group = {DeviceGroup::Kind::Input, "", false};
   }
   for (auto &[cls, f] : facts_)
     if (f.may_split)
@@ -333,7 +333,7 @@ std::string PlacementModel::last_item_path(const ModuleClass *cls) const {
   return path;
 }
 
-std::string PlacementModel::child_group(std::string_view path, const ModuleClass *unit,
+DeviceGroup PlacementModel::child_group(std::string_view path, const ModuleClass *unit,
                                         bool output) const {
   const ModuleClass *cls = unit;
   size_t pos = 0;
@@ -343,32 +343,33 @@ std::string PlacementModel::child_group(std::string_view path, const ModuleClass
         path.substr(pos, dot == std::string_view::npos ? path.npos : dot - pos);
     const ChildDecl *child = cls->find_child(segment);
     if (!child)
-      return "dev:" + std::string(path.substr(0, dot)); // a parameter of a split class
+      return DeviceGroup::entry(std::string(path.substr(0, dot))); // a split class's parameter
     size_t end = dot;
     if (child->kind != ChildKind::Single && dot != std::string_view::npos) {
       end = path.find('.', dot + 1); // keep the element index: layers.3
     }
     if (!child->resolved || never_split_context(child->resolved, 0))
-      return "dev:" + std::string(path.substr(0, end));
+      return DeviceGroup::entry(std::string(path.substr(0, end)));
     if (end == std::string_view::npos) {
       std::string last = output ? last_item_path(child->resolved) : std::string();
-      return "dev:" + std::string(path) + (last.empty() ? "" : "." + last);
+      return DeviceGroup::entry(std::string(path) + (last.empty() ? "" : "." + last));
     }
     cls = child->resolved;
     pos = end + 1;
   }
-  return "dev:" + std::string(path);
+  return DeviceGroup::entry(std::string(path));
 }
 
-std::string PlacementModel::group_of(const Origin &origin, const ModuleClass *unit) const {
+DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *unit) const {
   switch (origin.kind) {
   case OriginKind::Fresh:
   case OriginKind::PlainTensor:
-    return "cpu";
+    return {DeviceGroup::Kind::Cpu, "", false};
   case OriginKind::Skip:
-    return "";
+    return {};
   case OriginKind::LiteralDevice:
-    return origin.label == "cuda" ? "literal:cuda:0" : "literal:" + std::string(origin.label);
+    return {DeviceGroup::Kind::Literal,
+            origin.label == "cuda" ? "cuda:0" : std::string(origin.label), false};
   default:
     break;
   }
@@ -377,28 +378,30 @@ std::string PlacementModel::group_of(const Origin &origin, const ModuleClass *un
   if (origin.kind == OriginKind::Child && unit && unit->file && unit->file->explicit_placement) {
     std::string_view first = origin.label.substr(0, origin.label.find('.'));
     if (const ChildDecl *child = unit->find_child(first); child && !child->placed_device.empty())
-      return child->placed_device == "cpu" ? "cpu" : "literal:" + child->placed_device;
+      return child->placed_device == "cpu"
+                 ? DeviceGroup{DeviceGroup::Kind::Cpu, "", false}
+                 : DeviceGroup{DeviceGroup::Kind::Literal, child->placed_device, false};
   }
   const UnitFacts &f = facts(unit);
   if (!f.may_split)
-    return "unit";
+    return {DeviceGroup::Kind::Unit, "", false};
   switch (origin.kind) {
   case OriginKind::Input:
     // A cache the block returned and receives again sits on the devices of the projections that
     // made it (DEVICE_MODEL.md section 3).
     if (is_own_cache_name(origin.label))
-      return "";
+      return {};
     if (absent_where_split(unit, origin.label))
-      return "";
+      return {};
     return f.input_group;
   case OriginKind::Child:
     return child_group(origin.label, unit, true);
   case OriginKind::Parameter:
     return child_group(origin.label, unit, false);
   case OriginKind::LayerIteration:
-    return "iter:" + std::string(origin.label) + (origin.earlier_iteration ? ":earlier" : ":this");
+    return {DeviceGroup::Kind::Iteration, std::string(origin.label), origin.earlier_iteration};
   default:
-    return "unit";
+    return {DeviceGroup::Kind::Unit, "", false};
   }
 }
 

@@ -11,10 +11,34 @@
 
 namespace devlint {
 
+// Where an origin sits inside a unit's method, as far as the device map decides
+// (DEVICE_MODEL.md section 3). Two origins in different groups may sit on different devices.
+struct DeviceGroup {
+  enum class Kind : uint8_t {
+    Any,       // compatible with every device: a skip key, a cache the block made itself
+    Cpu,       // a fresh tensor or a plain attribute: the CPU
+    Literal,   // a literal device: `name` ("cuda:0")
+    Unit,      // the one device of a unit that is never split
+    Input,     // the inputs of a split unit that does not sit on the map's first chain
+    Entry,     // a device-map entry: `name` is its path below the unit ("layers.3", "vision.last")
+    Iteration, // one pass over a ModuleList: `name` is the list's path
+  };
+  Kind kind = Kind::Any;
+  std::string name;
+  bool earlier_iteration = false; // Iteration: a previous pass (its value outlives the pass)
+
+  static DeviceGroup entry(std::string path) { return {Kind::Entry, std::move(path), false}; }
+  bool any() const { return kind == Kind::Any; }
+  bool operator==(const DeviceGroup &o) const {
+    return kind == o.kind && name == o.name && earlier_iteration == o.earlier_iteration;
+  }
+  bool operator!=(const DeviceGroup &o) const { return !(*this == o); }
+};
+
 struct UnitFacts {
   bool may_split = false;
   bool on_first_chain = false; // inputs reach it on the map's first device
-  std::string input_group;     // device group of its inputs
+  DeviceGroup input_group;     // device group of its inputs
   std::string why;             // one sentence explaining may_split, for messages
 };
 
@@ -23,9 +47,8 @@ public:
   explicit PlacementModel(const Package &package);
 
   const UnitFacts &facts(const ModuleClass *unit) const;
-  // A name for the device an origin sits on inside `unit`; two origins with different groups
-  // may sit on different devices. Empty: compatible with anything (skip keys).
-  std::string group_of(const Origin &origin, const ModuleClass *unit) const;
+  // The device group an origin sits in inside `unit`.
+  DeviceGroup group_of(const Origin &origin, const ModuleClass *unit) const;
   const Package &package() const { return package_; }
   static std::string no_split_text(const ModuleClass *cls); // "_no_split_modules = ['GLMBlock']"
   // Whether `parameter` of `unit.forward` is never passed (or passed as None) where `unit` may be
@@ -53,7 +76,7 @@ private:
   std::string last_item_path(const ModuleClass *cls) const;
   // The device-map entry holding `path`; `output` follows a split class to its last item, where
   // its forward's result is produced.
-  std::string child_group(std::string_view path, const ModuleClass *unit, bool output) const;
+  DeviceGroup child_group(std::string_view path, const ModuleClass *unit, bool output) const;
 };
 
 } // namespace devlint

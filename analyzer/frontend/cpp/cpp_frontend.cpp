@@ -396,7 +396,6 @@ private:
       init->name = "__init__";
       init->range = cls->range;
       init->name_range = cls->range;
-      init->owner = cls;
       Parameter self;
       self.name = kSelf;
       self.range = cls->range;
@@ -489,7 +488,6 @@ private:
     fn->name = ctor ? std::string_view("__init__") : intern(m->getNameAsString());
     fn->range = fallback_;
     fn->name_range = range_of(m->getLocation());
-    fn->owner = cls;
     fn->is_staticmethod = m->isStatic();
     if (!m->isStatic()) {
       Parameter self;

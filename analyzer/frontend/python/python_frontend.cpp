@@ -618,7 +618,6 @@ private:
     lower_block(field(n, sym_.body), c->body, depth);
     for (Stmt *s : c->body) {
       if (s->kind == StmtKind::FunctionDef) {
-        s->function->owner = c;
         c->methods.push_back(s->function);
       }
     }

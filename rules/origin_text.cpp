@@ -1,4 +1,4 @@
-#include "findings/origin_text.h"
+#include "rules/origin_text.h"
 
 namespace devlint {
 namespace {

@@ -1,0 +1,93 @@
+#include "rules/site_finding.h"
+
+#include "model/text.h"
+#include "rules/origin_text.h"
+
+namespace devlint {
+namespace {
+
+constexpr size_t kMaxFirstLine = 200; // message first lines stay short, like Ruff's
+
+} // namespace
+
+std::string combines_message(const SiteContext &context, std::string_view tail_text) {
+  const Site &site = context.site;
+  const Mismatch &m = context.mismatch;
+  const SourceFile &file = *site.file->source;
+  const Expr *anchor_expr = site.operands[m.anchor].expr;
+  const Expr *moved_expr = site.operands[m.moved.front()].expr;
+  std::string op =
+      "`" + (site.file->explicit_placement ? cpp_spelling(site.operation) : site.operation) + "`";
+  std::string tail(tail_text);
+  const Origin &moved = *m.moved_origin;
+  const Origin &anchor = *m.anchor_origin;
+  if (moved_expr == anchor_expr) {
+    // One list holds both: name the list and what differs between its elements.
+    std::string list = "`" + shorten_snippet(file.slice(anchor_expr->range)) + "`";
+    if (moved.kind == OriginKind::LayerIteration && anchor.kind == OriginKind::LayerIteration &&
+        moved.label == anchor.label)
+      return op + " combines per-iteration outputs of `self." + std::string(moved.label) +
+             "` collected in " + list + tail;
+    return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
+           short_origin(anchor, site) + tail;
+  }
+  for (size_t width : {size_t(48), size_t(24)}) {
+    auto text = [&](const Expr *e) {
+      return "`" + shorten_snippet(file.slice(e->range), width) + "`";
+    };
+    std::string line = op + " combines " + text(moved_expr) + " (" + short_origin(moved, site) +
+                       ") with " + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" +
+                       tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+    line = op + " combines " + text(moved_expr) + " with " + text(anchor_expr) + tail;
+    if (line.size() <= kMaxFirstLine)
+      return line;
+  }
+  return op + " combines operands" + tail;
+}
+
+Finding site_finding(const Rule &rule, const SiteContext &context, std::string message) {
+  const Site &site = context.site;
+  const Mismatch &m = context.mismatch;
+  const UnitFacts &facts = context.facts;
+  const SourceFile &file = *site.file->source;
+  Finding f;
+  f.code = std::string(rule.info().code);
+  f.rule_name = std::string(rule.info().name);
+  f.file = &file;
+  f.range = site.expr->range;
+  const Expr *anchor_expr = site.operands[m.anchor].expr;
+  const Expr *moved_expr = site.operands[m.moved.front()].expr;
+  f.message = std::move(message);
+  // The placement story only explains activations: a CPU tensor fails on any map.
+  bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
+                        m.moved_origin->kind == OriginKind::PlainTensor ||
+                        m.anchor_origin->kind == OriginKind::Fresh;
+  if (!state_or_fresh && !facts.why.empty())
+    f.why = facts.why;
+  if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
+    f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";
+  auto related = [&](const Origin *o, std::string role) {
+    RelatedLocation r;
+    r.path = o->file ? o->file->source->display_path : file.display_path;
+    r.range = o->range;
+    r.message = std::move(role);
+    f.origins.push_back(std::move(r));
+  };
+  related(m.moved_origin, "`" + shorten_snippet(file.slice(moved_expr->range)) +
+                              "`: " + describe_origin(*m.moved_origin, site));
+  related(m.anchor_origin, "`" + shorten_snippet(file.slice(anchor_expr->range)) +
+                               "`: " + describe_origin(*m.anchor_origin, site));
+  attach_site_fix(f, rule.info().fix, site, m);
+  if (site.unit)
+    f.unit_class = std::string(site.unit->name);
+  for (auto [origin, expr] :
+       {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
+    f.operand_origins.push_back({static_cast<uint8_t>(origin->kind), std::string(origin->label),
+                                 origin->earlier_iteration,
+                                 std::string(shorten_snippet(file.slice(expr->range)))});
+  return f;
+}
+
+} // namespace devlint
