@@ -50,6 +50,15 @@ OriginSet Interpreter::tensor_union(const Args &args) {
       for (const Origin *o : v.origins)
         if (std::find(out.begin(), out.end(), o) == out.end())
           out.push_back(o);
+  // `torch.div(torch.arange(n), size[1])`: beside a CPU tensor, a value that may be a Python
+  // number leaves the result on the CPU (were it a GPU tensor, the call itself fails there).
+  bool cpu_tensor = std::any_of(out.begin(), out.end(), [](const Origin *o) {
+    return o->kind == OriginKind::Fresh && !o->maybe_not_tensor;
+  });
+  if (cpu_tensor)
+    out.erase(
+        std::remove_if(out.begin(), out.end(), [](const Origin *o) { return o->maybe_not_tensor; }),
+        out.end());
   return out;
 }
 
