@@ -370,12 +370,9 @@ std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const
   std::string_view text = file.slice(constructor->range);
   if (text.empty() || text.back() != ')')
     return std::nullopt;
-  if (!constructor->operands.empty()) {
-    std::string_view callee = file.slice(constructor->operands[0]->range);
-    if (torch_catalog::constructor_lacks_device_parameter(
-            callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1)))
-      return std::nullopt; // `torch.from_numpy(a, device=...)` is a TypeError: move it instead
-  }
+  // `torch.from_numpy(a, device=...)` is a TypeError: such a constructor is moved instead.
+  if (torch_catalog::constructor_lacks_device_parameter(callee_leaf(constructor)))
+    return std::nullopt;
   // Insert before the closing parenthesis, after any trailing comma and whitespace.
   uint32_t close = constructor->range.end - 1;
   uint32_t cursor = close;
