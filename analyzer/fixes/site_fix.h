@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "placement/mismatch.h"
 #include "placement/site.h"
 
