@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 
 namespace devlint {
 
