@@ -4,6 +4,8 @@
 # Fails on any crash, leak, timeout, out-of-memory or broken invariant (the targets abort).
 # Usage: ci_fuzz.sh BINARY RUNS DICT SEED_DIR...
 set -euo pipefail
+# Clang crashes recovered from leave their objects behind on purpose (lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 binary=$1 runs=$2 dict=$3
 shift 3
 work=$(mktemp -d "${TMPDIR:-/tmp}/devlint-fuzz.XXXXXX")

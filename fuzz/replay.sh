@@ -2,6 +2,8 @@
 # Runs a fuzz target once on every file under the given directories (crash regressions, seeds).
 # Works with the libFuzzer binaries (which run, not fuzz, when given files) and the replay builds.
 set -euo pipefail
+# Clang crashes recovered from leave their objects behind on purpose (lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 binary=$1
 shift
 mapfile -d '' files < <(find "$@" -type f ! -name '.*' ! -name README.md -print0 2>/dev/null | sort -z)

@@ -6,6 +6,8 @@
 #                fuzz_cpp_frontend
 # Usage: fuzz/run_fuzzers.sh [SECONDS] [TARGET...]   (targets: check_file fix config cpp_frontend)
 set -euo pipefail
+# Clang crashes recovered from leave their objects behind on purpose (lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true

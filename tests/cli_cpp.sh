@@ -108,6 +108,15 @@ grep -q "torch/torch.h' file not found; LibTorch's headers were not found: pass 
   "$tmp/err" || { echo "FAIL: unclear LibTorch error"; cat "$tmp/err"; fail=1; }
 [ "$(grep -c 'error' "$tmp/err")" = 1 ] || { echo "FAIL: more than one error"; cat "$tmp/err"; fail=1; }
 
+# Clang 14 itself crashes on some malformed C++ (a stack overflow in its parser, found by the
+# fuzzer): that file is reported as not analyzed, exit 2, and the other files are still checked.
+cp "$(dirname "$0")/../fuzz/regressions/cpp_frontend/clang_parser_recursion.cpp" "$tmp/crasher.cpp"
+run 2 "a file Clang crashes on is not analyzed, the others are" -- \
+  "$devlint" check --output-format concise "$tmp/crasher.cpp" "$tmp/proj/src/serve.cpp"
+grep -q "crasher.cpp.*Clang crashed while parsing this file" "$tmp/err" ||
+  { echo "FAIL: no message for the Clang crash"; cat "$tmp/err"; fail=1; }
+grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: other files not checked"; fail=1; }
+
 # compile_commands.json: found by walking up from the file, or given with -p.
 mkdir -p "$tmp/cc/src" "$tmp/cc/include/net" "$tmp/cc/build"
 printf '#pragma once\ninline int width() { return 4; }\n' >"$tmp/cc/include/net/config.h"

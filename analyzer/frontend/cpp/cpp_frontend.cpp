@@ -1,6 +1,7 @@
 #include "frontend/cpp/cpp_frontend.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,12 +22,14 @@
 #include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Basic/Stack.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 namespace devlint {
@@ -1366,13 +1369,58 @@ overlay(const std::map<std::string, std::string> &files) {
   return out;
 }
 
-bool run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendAction> action,
-              const std::map<std::string, std::string> &files, clang::DiagnosticConsumer &diags) {
-  llvm::IntrusiveRefCntPtr<clang::FileManager> manager(
-      new clang::FileManager(clang::FileSystemOptions(), overlay(files)));
-  clang::tooling::ToolInvocation invocation(std::move(args), std::move(action), manager.get());
-  invocation.setDiagnosticConsumer(&diags);
-  return invocation.run();
+// Clang 14 itself recurses without end on some malformed C++ (`clang++ -std=c++17 -fsyntax-only`
+// crashes on fuzz/regressions/cpp_frontend/clang_parser_recursion.cpp too). LLVM's crash recovery
+// turns such a crash into a failed run of this one file; its signal handler is moved onto an
+// alternate stack, without which a stack overflow could not run it.
+void enable_crash_recovery() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::CrashRecoveryContext::Enable();
+    for (int signal : {SIGSEGV, SIGBUS}) {
+      struct sigaction action;
+      if (sigaction(signal, nullptr, &action) == 0) {
+        action.sa_flags |= SA_ONSTACK;
+        sigaction(signal, &action, nullptr);
+      }
+    }
+  });
+}
+
+enum class ToolRun { Succeeded, Failed, Crashed };
+
+// Runs Clang on a thread of its own with Clang's preferred stack size and an alternate signal
+// stack, under crash recovery. After a crash the objects of that run are leaked, not destroyed:
+// their state is unknown.
+ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendAction> action,
+                 const std::map<std::string, std::string> &files,
+                 clang::DiagnosticConsumer &diags) {
+  enable_crash_recovery();
+  constexpr size_t kSignalStackSize = 1 << 16;
+  std::unique_ptr<char[]> signal_stack(new char[kSignalStackSize]);
+  bool succeeded = false;
+  auto run = [&] {
+    stack_t alternate{};
+    alternate.ss_sp = signal_stack.get();
+    alternate.ss_size = kSignalStackSize;
+    sigaltstack(&alternate, nullptr);
+    clang::noteBottomOfStack();
+    auto *manager = new clang::FileManager(clang::FileSystemOptions(), overlay(files));
+    manager->Retain();
+    auto *invocation =
+        new clang::tooling::ToolInvocation(std::move(args), std::move(action), manager);
+    invocation->setDiagnosticConsumer(&diags);
+    succeeded = invocation->run();
+    delete invocation;
+    manager->Release();
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  };
+  llvm::CrashRecoveryContext recovery;
+  if (!recovery.RunSafelyOnThread(run, clang::DesiredStackSize))
+    return ToolRun::Crashed;
+  return succeeded ? ToolRun::Succeeded : ToolRun::Failed;
 }
 
 std::string build_pch(const CppSettings &settings, std::string &error) {
@@ -1402,7 +1450,8 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
   args.erase(std::remove(args.begin(), args.end(), "-fsyntax-only"), args.end());
   args.insert(args.end(), {"-x", "c++-header", header, "-o", temporary});
   CollectingDiagnostics diags;
-  bool ok = run_tool(args, std::make_unique<clang::GeneratePCHAction>(), {}, diags);
+  bool ok =
+      run_tool(args, std::make_unique<clang::GeneratePCHAction>(), {}, diags) == ToolRun::Succeeded;
   if (!ok || !diags.errors.empty() || !fs::exists(temporary, ec)) {
     fs::remove(temporary, ec);
     error = "cannot build the precompiled LibTorch header" +
@@ -1570,7 +1619,15 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     Lowerer lowerer(ctx, unit, *main_file, is_project_file);
     lowerer.run();
   };
-  run_tool(args, std::make_unique<LowerAction>(done), files, diags);
+  if (run_tool(args, std::make_unique<LowerAction>(done), files, diags) == ToolRun::Crashed) {
+    // What the lowering made before the crash is incomplete: nothing of it is reported.
+    CppUnit crashed;
+    crashed.diagnostics.push_back(
+        {Severity::Error, main.display_path, 0, 0,
+         "Clang crashed while parsing this file (a compiler defect on malformed code); not "
+         "analyzed"});
+    return crashed;
+  }
   if (unit.syntax.empty()) {
     auto syntax = std::make_unique<SyntaxFile>();
     syntax->source = &main;
