@@ -332,6 +332,27 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
       }
+      // Files given as text (the fix loop, the editor) are never cached: they change often.
+      ResultCache *cache = texts ? nullptr : options.cache;
+      std::string direct_key;
+      if (cache && !reported.empty() && !options.discover_only) {
+        // A warm run: the manifest's files read again give the full key, nothing is lowered.
+        direct_key = cache->package_direct_key(reported, package_options);
+        if (auto manifest = cache->load_manifest(direct_key, package_options.max_file_bytes)) {
+          std::vector<const SourceFile *> context;
+          for (const auto &file : manifest->context)
+            context.push_back(file.get());
+          std::string key =
+              cache->package_key(reported, context, package_options, manifest->outside);
+          if (auto cached = cache->load(key, reported)) {
+            for (Finding &f : cached->findings)
+              out.findings.push_back(std::move(f));
+            for (Diagnostic &d : cached->diagnostics)
+              out.diagnostics.push_back(std::move(d));
+            reported.clear();
+          }
+        }
+      }
       if (!reported.empty() && !options.discover_only) {
         std::vector<Diagnostic> analysis_diagnostics;
         std::vector<std::unique_ptr<SyntaxFile>> syntax;
@@ -355,8 +376,6 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         }
         auto found = resolvers.find(search_key(package_options));
         SearchPathResolver *resolver = found == resolvers.end() ? nullptr : found->second.get();
-        // Files given as text (the fix loop, the editor) are never cached: they change often.
-        ResultCache *cache = texts ? nullptr : options.cache;
         std::string key;
         if (cache) {
           // The files on the search paths that the package's imports reach are part of the key.
@@ -368,6 +387,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             outside = resolver->dependencies_of(lowered);
           }
           key = cache->package_key(reported, context, package_options, outside);
+          cache->store_manifest(direct_key, context, outside);
         }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           for (Finding &f : cached->findings)
