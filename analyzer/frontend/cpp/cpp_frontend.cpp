@@ -1505,6 +1505,18 @@ bool is_cpp_header_path(const std::string &path) {
   return has_extension(path, {".h", ".hh", ".hpp", ".hxx"});
 }
 
+std::vector<std::string> cpp_compile_arguments(const std::string &main,
+                                               const CppSettings &settings) {
+  std::string directory;
+  std::vector<std::string> args;
+  if (auto from_db = database_arguments(main, settings, directory))
+    args = *from_db;
+  else
+    args = base_arguments(settings);
+  args.push_back(directory);
+  return args;
+}
+
 std::vector<std::string> default_cpp_arguments(const CppSettings &settings) {
   return base_arguments(settings);
 }
@@ -1582,7 +1594,6 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     if (e.missing_header)
       missing.push_back(&e);
   if (!missing.empty()) {
-    unit.missing_headers = true;
     const auto &e = *missing.front();
     bool torch = e.message.find("torch") != std::string::npos ||
                  e.message.find("ATen") != std::string::npos ||

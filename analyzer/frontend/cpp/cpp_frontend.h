@@ -32,7 +32,6 @@ struct CppUnit {
   std::vector<std::unique_ptr<SourceFile>> headers; // the project headers read for this unit
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::vector<Diagnostic> diagnostics;
-  bool missing_headers = false; // an #include could not be found: the run must exit with 2
 };
 
 // Texts that stand in for files on disk (the fix loop's fixed texts), by path.
@@ -45,6 +44,11 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings,
 // Builds the shared precompiled header for the default flags now (the test suite and `bench/`
 // prepare it once); returns its path, or an empty string with `error` filled.
 std::string prepare_cpp_pch(const CppSettings &settings, std::string &error);
+
+// The compiler arguments `main` is parsed with (its compile_commands.json entry, else the
+// defaults), its working directory last, for the result cache's key.
+std::vector<std::string> cpp_compile_arguments(const std::string &main,
+                                               const CppSettings &settings);
 
 // The default compiler arguments devlint uses for a file without a compile_commands.json entry
 // (without the file itself and without the PCH), for `bench/` to compare with clang++.
