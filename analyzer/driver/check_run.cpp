@@ -128,7 +128,7 @@ std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &
   }
   CppUnit unit = lower_cpp(main, options.cpp, texts);
   std::vector<Diagnostic> unit_diagnostics;
-  bool unit_error = unit.missing_headers;
+  bool unit_error = false; // a missing header is an error diagnostic
   for (Diagnostic &d : unit.diagnostics) {
     unit_error |= d.severity == Severity::Error;
     unit_diagnostics.push_back(std::move(d));

@@ -290,7 +290,7 @@ ExternalModelFacts SearchPathResolver::facts_of_class(const LoadedModule &m, con
   std::function<void(const ModuleClass *)> visit = [&](const ModuleClass *c) {
     if (!visited.insert(c).second || visited.size() > 64)
       return;
-    if (!have_no_split && (c->declares_no_split || c->no_split_range.end != 0)) {
+    if (!have_no_split && (c->declares_no_split || c->assigns_no_split)) {
       have_no_split = true;
       out.declares_no_split = c->declares_no_split;
       out.no_split_modules = c->no_split_modules;

@@ -126,6 +126,7 @@ struct ModuleClass {
   std::vector<std::string> reassigned_attributes; // self.x assigned outside __init__
   std::vector<std::string> no_split_modules;      // declared on this class
   bool declares_no_split = false;
+  bool assigns_no_split = false; // `_no_split_modules = ...`, even None (attribute lookup stops)
   std::vector<std::string> skip_keys; // declared on this class
   bool declares_skip_keys = false;
   const ModelScope *scope = nullptr;            // the model this class belongs to
