@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,10 @@ private:
   std::vector<const Stmt *> loops_; // loops being run, innermost last
   std::deque<OriginSet> anchored_;  // anchors of reported sites, pointed to by emit()'s result
   std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
+  // Attributes that a state class of the package (a cache: not a module) fills in `__init__`
+  // with tensors allocated on a device it is given (`self.ssm_states = [torch.zeros(...,
+  // device=device) ...]`): read through an argument, they sit where the object was built.
+  std::unordered_set<std::string_view> held_state_attributes_;
 
   // ---- abstract values, bounded by limits_.max_origins ----
   void add_origins(OriginSet &into, const OriginSet &from) const {

@@ -256,6 +256,16 @@ Value Interpreter::eval_attribute(const Expr *e) {
       return device_of(base);
     if (torch_catalog::is_non_tensor_attribute(attr))
       return Value::neutral();
+    // `cache_params.ssm_states` inside a module: the state object came in as an argument, its
+    // tensors stayed where its builder allocated them.
+    if (frame_->unit && held_state_attributes_.count(attr) && object->kind == ExprKind::Name &&
+        std::all_of(base.origins.begin(), base.origins.end(), [&](const Origin *o) {
+          return (o->kind == OriginKind::Input || o->kind == OriginKind::Skip) &&
+                 !o->layer_caches && o->label == object->text; // the argument itself
+        }))
+      return tensor(make_origin(OriginKind::HeldState,
+                                intern(std::string(object->text) + "." + std::string(attr)),
+                                e->range));
     return base;
   case Value::Kind::Tuple:
     if (torch_catalog::is_non_tensor_attribute(attr))

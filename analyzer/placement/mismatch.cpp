@@ -76,6 +76,15 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     if (activation || site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut)
       anchor = i;
   }
+  // A layer's own parameter anchors rather than state allocated elsewhere: the state moves.
+  auto held = [](const auto &p) { return p.first->kind == OriginKind::HeldState; };
+  if (anchor == site.operands.size())
+    for (size_t i = 0; i < site.operands.size(); ++i)
+      if (!operands[i].groups.empty() && !site.operands[i].is_target &&
+          std::none_of(operands[i].groups.begin(), operands[i].groups.end(), held)) {
+        anchor = i;
+        break;
+      }
   if (anchor == site.operands.size())
     for (size_t i = 0; i < site.operands.size(); ++i)
       if (!operands[i].groups.empty() && !site.operands[i].is_target) {

@@ -18,6 +18,8 @@ enum class OriginKind : uint8_t {
   Fresh,          // a tensor constructor without device= (CPU), or .cpu()
   Skip,           // a skip_keys argument (past_key_values): wherever it was created
   LiteralDevice,  // .to("cuda:1"), .cuda(), device="cuda": label = the device
+  HeldState,      // a tensor an argument object holds, allocated once by whoever built the object
+                  // (a cache's `ssm_states`): label = "cache_params.ssm_states"
 };
 
 struct Origin {

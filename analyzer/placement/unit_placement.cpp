@@ -386,6 +386,13 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
     return {DeviceGroup::Kind::Cpu, "", false};
   case OriginKind::Skip:
     return {};
+  case OriginKind::HeldState: {
+    // Built where the model's inputs are: in a split unit on the first chain, with its inputs.
+    const UnitFacts &held_in = facts(unit);
+    if (held_in.may_split && held_in.on_first_chain)
+      return held_in.input_group;
+    return {DeviceGroup::Kind::Held, "", false};
+  }
   case OriginKind::LiteralDevice:
     return {DeviceGroup::Kind::Literal,
             origin.label == "cuda" ? "cuda:0" : std::string(origin.label), false};
