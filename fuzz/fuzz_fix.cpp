@@ -1,10 +1,10 @@
-// The fix applier, as `devlint check --fix FILE` runs it (fixes/fix_loop.h) but in memory: apply
+// The fix applier, as `devlint check --fix FILE` runs it (driver/fix_loop.h) but in memory: apply
 // what the rules propose until stable, then check the result independently of the loop's own
 // checks: it parses no worse than the input, a second run changes nothing, and on an input that
 // parsed cleanly no fix had to be dropped (a dropped fix is a rule proposing an unsafe edit).
 #include <cstdint>
 
-#include "fixes/fix_loop.h"
+#include "driver/fix_loop.h"
 #include "frontend/python/python_tokens.h"
 #include "fuzz/fuzz_support.h"
 

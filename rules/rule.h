@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "fixes/site_fix.h"
 #include "placement/mismatch.h"
 #include "placement/site.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "fixes/suppression_fix.h"
 
 namespace devlint {

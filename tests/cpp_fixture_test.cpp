@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "driver/check_run.h"
-#include "fixes/fix_loop.h"
+#include "driver/fix_loop.h"
 #include "frontend/cpp/cpp_frontend.h"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fixes/fix_files.h"
+#include "driver/fix_files.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "fixes/fix_loop.h"
+#include "driver/fix_loop.h"
 #include "fixes/unified_diff.h"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-// Fix safety as a property (fixes/fix_safety.h, fixes/fix_loop.h): the local checks on one pass,
+// Fix safety as a property (driver/fix_safety.h, driver/fix_loop.h): the local checks on one pass,
 // and the loop dropping, with the rule named, a fix that breaks the parse, turns a comment into
 // code, adds a finding or does not converge. The loop runs on a scripted analyzer, so each way a
 // rule's fix could go wrong is tested whether or not a current rule has that bug.
@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "cli/fix_mode.h"
-#include "fixes/fix_loop.h"
-#include "fixes/fix_safety.h"
+#include "driver/fix_loop.h"
+#include "driver/fix_safety.h"
 #include "frontend/python/python_tokens.h"
 
 namespace devlint {

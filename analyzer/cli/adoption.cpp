@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "driver/fix_files.h"
 #include "driver/result_cache.h"
-#include "fixes/fix_files.h"
 #include "rules/rule.h"
 
 namespace devlint {

@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "fixes/fix_files.h"
-#include "fixes/fix_loop.h"
+#include "driver/fix_files.h"
+#include "driver/fix_loop.h"
 #include "fixes/unified_diff.h"
 #include "rules/rule.h"
 

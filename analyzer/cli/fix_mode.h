@@ -34,7 +34,7 @@ struct FixModeOutcome {
   size_t fixed = 0;           // fixes applied to files written (or shown as a diff)
   bool changed = false;       // a file was written (or a diff printed)
   bool failed = false;        // a fixed file could not be written
-  bool fixes_dropped = false; // the fix loop refused a fix (fixes/fix_loop.h): exit 2
+  bool fixes_dropped = false; // the fix loop refused a fix (driver/fix_loop.h): exit 2
 };
 
 // Fixes `paths` until stable, then writes the changed files (--fix, --fix-only) or prints their

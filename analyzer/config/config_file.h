@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "driver/check_run.h"
+#include "config/check_options.h"
 
 namespace devlint {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "config/check_options.h"
 #include "config/config_file.h"
-#include "driver/check_run.h"
 
 namespace devlint {
 

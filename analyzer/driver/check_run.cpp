@@ -13,8 +13,10 @@
 #include "driver/discovery.h"
 #include "driver/package_grouping.h"
 #include "driver/path_patterns.h"
+#include "driver/placement_rank.h"
 #include "driver/result_cache.h"
 #include "driver/source_reading.h"
+#include "findings/site_checker.h"
 #include "findings/suppressions.h"
 #include "frontend/cpp/cpp_frontend.h"
 #include "frontend/python/python_frontend.h"
@@ -61,7 +63,9 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
   auto package = build_package(files, options.overrides);
   PlacementModel placement(*package);
-  SiteChecker checker(placement, options.selection, reported_set);
+  SiteChecker checker(
+      placement, [&](std::string_view code) { return options.selection.enabled(code); },
+      reported_set);
   analyze_package(*package, checker);
   std::vector<Finding> findings = checker.take_findings();
   if (!files.empty() && files.front()->source)
@@ -151,11 +155,14 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
     for (Finding &f : findings)
       if (f.file == file)
         own.push_back(std::move(f));
-    SuppressionPolicy policy{options.selection, options.report_unused_suppressions};
+    RuleSelection selection = options.selection;
     for (const PerFileIgnore &entry : options.per_file_ignores)
       if (glob_matches(entry.pattern, file->path, options.base_directory))
-        policy.selection.ignore.insert(policy.selection.ignore.end(), entry.codes.begin(),
-                                       entry.codes.end());
+        selection.ignore.insert(selection.ignore.end(), entry.codes.begin(), entry.codes.end());
+    RuleSelection ignore_only{{}, selection.ignore};
+    SuppressionPolicy policy{[&](std::string_view code) { return selection.enabled(code); },
+                             [&](std::string_view code) { return ignore_only.enabled(code); },
+                             options.report_unused_suppressions};
     for (Finding &f : apply_suppressions(std::move(own), *file, policy, diagnostics)) {
       if (f.fix && !options.unfixable.empty() && unfixable.enabled(f.code)) {
         f.fix.reset();

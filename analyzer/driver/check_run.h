@@ -9,56 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "config/check_options.h"
+#include "diagnostics/finding.h"
 #include "driver/source_reading.h"
-#include "findings/finding.h"
-#include "findings/placement_rank.h"
-#include "findings/site_checker.h"
-#include "frontend/cpp/cpp_frontend.h"
-#include "model/module_model.h"
+#include "model/source_file.h"
 
 namespace devlint {
-
-class ResultCache;
-
-// A glob and the rules it turns off (`per-file-ignores`).
-struct PerFileIgnore {
-  std::string pattern;
-  std::vector<std::string> codes;
-};
-
-// Everything that may differ between packages: the command line, merged with the configuration
-// file that governs a directory (config/config_resolver.h).
-struct CheckOptions {
-  RuleSelection selection;
-  PackageOverrides overrides;
-  unsigned jobs = 0;                     // 0: one per core
-  uint64_t max_file_bytes = 32ull << 20; // larger files are skipped with a warning
-  std::string base_directory;            // patterns below are relative to it ("": cwd)
-  std::vector<std::string> exclude;      // globs of files/directories to skip
-  std::vector<std::string> include;      // globs; empty: model files (see check_run.cpp)
-  bool force_exclude = false;            // apply `exclude` to paths given explicitly too
-  std::vector<PerFileIgnore> per_file_ignores;
-  bool report_unused_suppressions = false; // DL900
-  std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
-  std::string unfixable_source;            // where `unfixable` was set, for the note
-  PlacementSettings placement;             // ranking/narrowing by simulated placements
-  CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
-  // Run-wide (read from the options given to check_paths, not per directory): the result cache
-  // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
-  // and a callback after each package, for progress bars (called under a lock).
-  // With `discover_only`, files are found and read but not analyzed (--show-files).
-  ResultCache *cache = nullptr;
-  std::function<void(size_t files_done, size_t files_total)> on_progress;
-  bool discover_only = false;
-};
-
-// Resolves the options for the files of one directory (for example from the nearest config
-// file). check_paths asks once per package directory, before analysis starts.
-class DirectoryOptionsSource {
-public:
-  virtual ~DirectoryOptionsSource() = default;
-  virtual const CheckOptions &options_for(const std::string &directory) = 0;
-};
 
 struct CheckResult {
   std::vector<std::unique_ptr<SourceFile>> files; // every file read (findings point into these)

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "model/module_tree.h"
 
 namespace devlint {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "model/source_file.h"
 
 namespace devlint {

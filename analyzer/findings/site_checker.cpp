@@ -1,33 +1,12 @@
 #include "findings/site_checker.h"
 
-#include <algorithm>
-
-#include "model/text.h"
+#include <utility>
 
 namespace devlint {
 
-bool RuleSelection::enabled(std::string_view code) const {
-  auto matches = [&](const std::vector<std::string> &list) {
-    size_t best = 0;
-    bool found = false;
-    for (const std::string &prefix : list)
-      if (prefix == "ALL" || starts_with(code, prefix)) {
-        found = true;
-        best = std::max(best, prefix == "ALL" ? size_t(0) : prefix.size());
-      }
-    return std::make_pair(found, best);
-  };
-  auto [selected, select_len] = select.empty() ? std::make_pair(true, size_t(0)) : matches(select);
-  auto [ignored, ignore_len] = matches(ignore);
-  if (!selected)
-    return false;
-  // The more specific entry wins, as in Ruff.
-  return !ignored || select_len > ignore_len;
-}
-
-SiteChecker::SiteChecker(const PlacementModel &placement, const RuleSelection &selection,
+SiteChecker::SiteChecker(const PlacementModel &placement, RuleEnabled enabled,
                          const std::unordered_set<const SourceFile *> &reported_files)
-    : placement_(placement), selection_(selection), reported_files_(reported_files) {}
+    : placement_(placement), enabled_(std::move(enabled)), reported_files_(reported_files) {}
 
 int SiteChecker::on_site(const Site &site) {
   if (!site.file || !reported_files_.count(site.file->source))
@@ -50,7 +29,7 @@ int SiteChecker::on_site(const Site &site) {
     if (!candidate || !candidate->listens_to(site.kind) || !candidate->claims(context))
       continue;
     claimed = true;
-    if (selection_.enabled(r->info().code)) {
+    if (enabled_(r->info().code)) {
       rule = candidate;
       break;
     }

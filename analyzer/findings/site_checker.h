@@ -2,30 +2,28 @@
 // (through the PlacementModel) and lets the rules claim the site; the rule that does reports it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "placement/site.h"
 #include "placement/unit_placement.h"
 #include "rules/rule.h"
 
 namespace devlint {
 
-struct RuleSelection {
-  // Empty: every rule. Codes or prefixes ("DL00", "DL0") as in Ruff's select/ignore.
-  std::vector<std::string> select;
-  std::vector<std::string> ignore;
-  bool enabled(std::string_view code) const;
-};
+// Whether the run reports a rule, by its code (the configuration's selection, config/).
+using RuleEnabled = std::function<bool(std::string_view code)>;
 
 class SiteChecker final : public SiteSink {
 public:
-  SiteChecker(const PlacementModel &placement, const RuleSelection &selection,
+  SiteChecker(const PlacementModel &placement, RuleEnabled enabled,
               const std::unordered_set<const SourceFile *> &reported_files);
 
   int on_site(const Site &site) override;
@@ -34,7 +32,7 @@ public:
 
 private:
   const PlacementModel &placement_;
-  const RuleSelection &selection_;
+  RuleEnabled enabled_;
   const std::unordered_set<const SourceFile *> &reported_files_;
   std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, int> seen_; // site -> anchor
   std::vector<Finding> findings_;

@@ -400,7 +400,7 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
 
   std::vector<Finding> kept;
   for (Finding &f : findings) {
-    if (!policy.selection.enabled(f.code))
+    if (!policy.enabled(f.code))
       continue;
     bool suppressed = false;
     for (size_t i = 0; i < suppressions.size(); ++i) {
@@ -419,8 +419,7 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
       kept.push_back(std::move(f));
   }
 
-  RuleSelection unused_selection{{}, policy.selection.ignore};
-  if (!policy.report_unused || !unused_selection.enabled(kUnusedSuppressionCode))
+  if (!policy.report_unused || !policy.not_ignored(kUnusedSuppressionCode))
     return kept;
   for (size_t i = 0; i < suppressions.size(); ++i) {
     const Suppression &s = suppressions[i];
@@ -445,7 +444,7 @@ std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const Sou
         continue;
       if (!rule)
         unused.unknown.push_back(code);
-      else if (!policy.selection.enabled(rule->info().code))
+      else if (!policy.enabled(rule->info().code))
         unused.disabled.push_back(code);
       else
         unused.unused.push_back(code);

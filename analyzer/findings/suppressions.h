@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "findings/site_checker.h"
 
 namespace devlint {
@@ -37,11 +37,13 @@ struct Suppression {
 std::vector<Suppression> parse_suppressions(const SourceFile &file);
 
 struct SuppressionPolicy {
-  RuleSelection selection;    // this file's selection (with its per-file-ignores)
+  RuleEnabled enabled; // this file's selection (with its per-file-ignores)
+  // The same selection without its `select`: DL900 is reported unless it is ignored.
+  RuleEnabled not_ignored;
   bool report_unused = false; // add DL900 findings for suppressions that silence nothing
 };
 
-// Drops the findings of `file` that `policy.selection` disables or that a comment suppresses, and
+// Drops the findings of `file` that `policy.enabled` rejects or that a comment suppresses, and
 // adds DL900 findings for unused suppressions when asked. `findings` all belong to `file`.
 // Malformed directives are reported as warnings in `diagnostics` when it is given.
 std::vector<Finding> apply_suppressions(std::vector<Finding> findings, const SourceFile &file,

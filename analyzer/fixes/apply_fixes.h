@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 
 namespace devlint {
 

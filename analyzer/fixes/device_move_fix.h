@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "model/syntax.h"
 
 namespace devlint {

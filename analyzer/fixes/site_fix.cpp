@@ -88,8 +88,8 @@ std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch 
   return std::nullopt;
 }
 
-// Where code is placed explicitly (LibTorch), a model placed on a literal device takes its inputs
-// there: make each input on that device (or move it), written out (a module has no `.device()`).
+} // namespace
+
 void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &m) {
   const SourceFile &file = *site.file->source;
   const Origin *placed = nullptr;
@@ -139,14 +139,8 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
   finding.fix = std::move(fix);
 }
 
-} // namespace
-
 void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, const Mismatch &m) {
   const SourceFile &file = *site.file->source;
-  if (site.kind == SiteKind::ModelCall && site.file->explicit_placement) {
-    attach_model_input_fix(finding, site, m);
-    return;
-  }
   if (strategy == FixStrategy::None) {
     finding.no_fix_reason = "the right device depends on intent";
     return;

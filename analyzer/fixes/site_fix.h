@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "placement/mismatch.h"
 #include "placement/site.h"
 
@@ -19,5 +19,10 @@ enum class FixStrategy {
 
 // Sets `finding.fix`, or `finding.no_fix_reason` when no safe edit exists.
 void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, const Mismatch &m);
+
+// The same for a model placed on a literal device and called where code is placed explicitly
+// (LibTorch): make each input on that device (or move it), written out (a module has no
+// `.device()`).
+void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &m);
 
 } // namespace devlint

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "model/source_file.h"
 
 namespace devlint {

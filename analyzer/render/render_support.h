@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "render/renderer.h"
 
 namespace devlint {

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 #include "model/syntax.h"
 
 namespace devlint {

@@ -1,5 +1,5 @@
 // What kind of token each byte of a Python file belongs to: code, comment or string. The fix loop
-// compares this before and after a fix (fixes/fix_safety.h): a fix that turns comment or string
+// compares this before and after a fix (driver/fix_safety.h): a fix that turns comment or string
 // text into code, or code into a comment, changes meaning even when the result still parses.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "fixes/fix_files.h"
+#include "driver/fix_files.h"
 
 #include <cerrno>
 #include <cstring>

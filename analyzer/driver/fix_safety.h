@@ -1,4 +1,4 @@
-// Fix safety as a property, checked after every fix pass (fixes/fix_loop.cpp): a fix may change
+// Fix safety as a property, checked after every fix pass (driver/fix_loop.cpp): a fix may change
 // only the bytes it edits, those bytes must lex as the fix meant them to, and the file must parse
 // no worse than before. A fix that turns comment text into code still parses, so the parse
 // alone is not enough: the token class of every byte is compared too.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "diagnostics/finding.h"
 
 namespace devlint {
 

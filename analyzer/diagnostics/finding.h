@@ -36,7 +36,7 @@ struct RelatedLocation {
 // when only a hand-made or unusual map would.
 enum class FindingLevel : uint8_t { Error, Warning };
 
-// One operand's origin as the placement ranking reads it (findings/placement_rank).
+// One operand's origin as the placement ranking reads it (driver/placement_rank).
 struct OperandOrigin {
   uint8_t kind = 0;  // OriginKind
   std::string label; // child path, list path, parameter name, device

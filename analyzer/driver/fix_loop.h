@@ -1,6 +1,6 @@
 // The fix loop behind `--fix` / `--diff`: analyze, apply the allowed fixes in memory, re-analyze
 // the fixed text with its whole package, and repeat until a pass changes nothing (as Ruff does).
-// Nothing is written here; fixes/fix_files.h writes the result, fixes/unified_diff.h prints it.
+// Nothing is written here; driver/fix_files.h writes the result, fixes/unified_diff.h prints it.
 #pragma once
 
 #include <functional>
@@ -27,7 +27,7 @@ struct FixLoopSettings {
   int max_passes = 10;
 };
 
-// A fix the loop refused to keep (fixes/fix_safety.h), and why. Each is a devlint bug.
+// A fix the loop refused to keep (driver/fix_safety.h), and why. Each is a devlint bug.
 struct DroppedFix {
   std::string display_path;
   uint32_t line = 0; // of the finding, in the text the fix was tried on
@@ -53,7 +53,7 @@ bool fix_allowed(const Finding &finding, bool unsafe_fixes);
 // files they name; with `only`, at least the package holding that file (more is harmless).
 using AnalyzeTexts = std::function<CheckResult(const SourceTexts *texts, const std::string *only)>;
 
-// The loop itself: analyze, apply, check every pass (fixes/fix_safety.h), re-analyze.
+// The loop itself: analyze, apply, check every pass (driver/fix_safety.h), re-analyze.
 FixLoopResult fix_until_stable(const AnalyzeTexts &analyze, const FixLoopSettings &settings);
 
 // Runs the loop over `paths` exactly as check_paths groups them: a directory is one package, so

@@ -1,4 +1,4 @@
-#include "findings/placement_rank.h"
+#include "driver/placement_rank.h"
 
 #include <algorithm>
 #include <fstream>

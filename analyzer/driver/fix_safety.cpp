@@ -1,4 +1,4 @@
-#include "fixes/fix_safety.h"
+#include "driver/fix_safety.h"
 
 #include "frontend/python/python_tokens.h"
 

@@ -1,11 +1,11 @@
-#include "fixes/fix_loop.h"
+#include "driver/fix_loop.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
+#include "driver/fix_safety.h"
 #include "fixes/apply_fixes.h"
-#include "fixes/fix_safety.h"
 
 namespace devlint {
 namespace fs = std::filesystem;

@@ -9,21 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "findings/finding.h"
+#include "config/check_options.h"
+#include "diagnostics/finding.h"
 #include "model/module_model.h"
 
 namespace devlint {
-
-struct PlacementSettings {
-  int gpus = 0;             // --gpus N (0: rank with 2..8)
-  std::string max_memory;   // --max-memory 0=20GiB,1=24GiB
-  std::string device_map;   // --device-map MAP (JSON, .json, FILE.py[:FUNCTION])
-  std::string model_config; // --model-config config.json
-  std::string dtype;        // --dtype
-  bool enabled = true;      // false: leave findings as the analysis made them
-
-  bool narrowed() const { return gpus > 0 || !max_memory.empty() || !device_map.empty(); }
-};
 
 // `directory`: where config.json and configuration_*.py are looked for.
 void place_findings(std::vector<Finding> &findings, const Package &package,
