@@ -6,16 +6,8 @@
 # Usage: bench/fix_line_length.sh [DIR] [BUILD_DIR]   (defaults: /work/corpus/transformers, build)
 # Compiling, idempotence and findings added are bench/fix_safety.sh's.
 set -euo pipefail
-dir=${1:-/work/corpus/transformers}
-build=${2:-build}
-devlint=$(realpath "$build/devlint")
-[ -x "$devlint" ] || { echo "bench: $devlint not built" >&2; exit 2; }
-[ -d "$dir" ] || { echo "bench: no directory $dir" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "bench: python3 is needed" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp -r "$dir" "$tmp/tree"
+source "$(dirname "$0")/lib.sh"
+bench_fix_setup "$@"
 "$devlint" check --isolated --no-cache --exit-zero --output-format json "$tmp/tree" \
   > "$tmp/before.json"
 set +e

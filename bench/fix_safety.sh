@@ -6,16 +6,8 @@
 #   4. the fix loop dropped no fix (stderr names the rule of each one it dropped; exit code 2).
 # Usage: bench/fix_safety.sh [DIR] [BUILD_DIR]   (defaults: /work/corpus/transformers, build)
 set -euo pipefail
-dir=${1:-/work/corpus/transformers}
-build=${2:-build}
-devlint=$(realpath "$build/devlint")
-[ -x "$devlint" ] || { echo "bench: $devlint not built" >&2; exit 2; }
-[ -d "$dir" ] || { echo "bench: no directory $dir" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "bench: python3 is needed for py_compile" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp -r "$dir" "$tmp/tree"
+source "$(dirname "$0")/lib.sh"
+bench_fix_setup "$@"
 cd "$tmp/tree"
 
 compiles() { # prints the files under . that py_compile accepts

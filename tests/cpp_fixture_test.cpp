@@ -15,6 +15,7 @@
 #include "driver/check_run.h"
 #include "driver/fix_loop.h"
 #include "frontend/cpp/cpp_frontend.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
@@ -31,48 +32,11 @@ std::vector<fs::path> cpp_fixtures() {
   return out;
 }
 
-std::string read(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 CheckOptions cpp_options() {
   CheckOptions options;
   options.cpp.pch_dir = DEVLINT_TEST_PCH_DIR;
   options.jobs = 1;
   return options;
-}
-
-using Expected = std::set<std::pair<uint32_t, std::string>>;
-
-void parse_annotations(const SourceFile &file, Expected &must, Expected &must_not) {
-  std::vector<std::pair<bool, std::string>> pending;
-  for (uint32_t line = 1; line <= file.line_count(); ++line) {
-    std::string_view text = file.line_text(line);
-    size_t first = text.find_first_not_of(" \t");
-    if (first == std::string_view::npos)
-      continue;
-    std::string_view body = text.substr(first);
-    for (auto [marker, positive] : {std::pair{"// ruleid:", true}, std::pair{"// ok:", false}}) {
-      std::string_view m(marker);
-      if (body.substr(0, m.size()) == m) {
-        std::stringstream codes{std::string(body.substr(m.size()))};
-        std::string code;
-        while (std::getline(codes, code, ',')) {
-          code.erase(0, code.find_first_not_of(' '));
-          code.erase(code.find_last_not_of(' ') + 1);
-          pending.emplace_back(positive, code);
-        }
-      }
-    }
-    if (body.substr(0, 2) == "//")
-      continue;
-    for (auto &[positive, code] : pending)
-      (positive ? must : must_not).insert({line, code});
-    pending.clear();
-  }
 }
 
 class CppFixtureTest : public ::testing::TestWithParam<fs::path> {};
@@ -83,10 +47,11 @@ void expect_annotated_findings(const fs::path &fixture, const CheckResult &resul
     ADD_FAILURE() << "diagnostic: " << d.path << ": " << d.message;
   ASSERT_EQ(result.files_checked, 1u);
   const SourceFile &file = *result.files.front();
-  Expected must, must_not;
-  parse_annotations(file, must, must_not);
+  testing::Expectation expected = testing::parse_annotations(file, "//");
+  const auto &must = expected.must;
+  const auto &must_not = expected.must_not;
   EXPECT_FALSE(must.empty() && must_not.empty()) << fixture << " has no ruleid/ok annotations";
-  Expected actual;
+  std::set<std::pair<uint32_t, std::string>> actual;
   for (const Finding &f : result.findings) {
     ASSERT_EQ(f.file->path, file.path) << "a finding outside the fixture";
     actual.insert({f.range.line, f.code});
@@ -143,7 +108,8 @@ TEST_P(CppFixtureTest, FindingsMatchAnnotationsAndFixesCompile) {
   }
   ASSERT_EQ(fixed.files.size(), 1u);
   EXPECT_TRUE(fixed.converged);
-  EXPECT_EQ(fixed.files.front().fixed, read(expected)) << "fixed output of " << original;
+  EXPECT_EQ(fixed.files.front().fixed, testing::read_file(expected))
+      << "fixed output of " << original;
   for (const Finding &f : fixed.remaining.findings)
     EXPECT_FALSE(f.fix.has_value())
         << "still fixable after --fix: " << f.code << " line " << f.range.line;

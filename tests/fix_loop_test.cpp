@@ -7,18 +7,12 @@
 
 #include "driver/fix_loop.h"
 #include "fixes/unified_diff.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace devlint {
 namespace {
-
-std::string read(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class FixLoopTest : public ::testing::Test {
 protected:
@@ -72,7 +66,8 @@ TEST_F(FixLoopTest, KeepsCrlfAndAMissingTrailingNewline) {
   EXPECT_EQ(result.fixes_applied, 1u);
   EXPECT_TRUE(result.converged);
   EXPECT_TRUE(result.remaining.findings.empty());
-  EXPECT_EQ(read(dir_ / "modeling_head.py"), original) << "the loop must not write anything";
+  EXPECT_EQ(testing::read_file(dir_ / "modeling_head.py"), original)
+      << "the loop must not write anything";
 }
 
 TEST_F(FixLoopTest, ReanalyzesWithSiblingFilesAndIsIdempotent) {
@@ -84,7 +79,7 @@ TEST_F(FixLoopTest, ReanalyzesWithSiblingFilesAndIsIdempotent) {
   FixLoopResult first = fix_until_stable({dir_.string()}, {}, nullptr, {});
   ASSERT_EQ(first.files.size(), 1u);
   EXPECT_EQ(fs::path(first.files[0].path).filename(), "visual.py");
-  EXPECT_EQ(first.files[0].fixed, read(seed / "visual.py.fixed"));
+  EXPECT_EQ(first.files[0].fixed, testing::read_file(seed / "visual.py.fixed"));
   EXPECT_EQ(first.files[0].fixes_by_code.at("DL004"), 3u);
   EXPECT_EQ(first.files[0].fixes_by_code.at("DL002"), 2u);
   for (const Finding &f : first.remaining.findings)

@@ -1,5 +1,6 @@
 // Fixture tests: every directory under fixtures/ holding .py files is one package. Each fixture
-// states its expected findings inline, Semgrep-style, on the line before the site:
+// states its expected findings inline, Semgrep-style, on the line before the site
+// (test_support.h's parse_annotations):
 //   # ruleid: DL001      a DL001 finding must start on the next code line
 //   # ok: DL001          no DL001 finding may start there
 //   # ruleid: DL002 (warning)   ... and the placement ranks it `warning` (or `(error)`)
@@ -20,11 +21,16 @@
 #include "driver/check_run.h"
 #include "fixes/apply_fixes.h"
 #include "frontend/python/python_frontend.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace devlint {
 namespace {
+
+using testing::Expectation;
+using testing::parse_annotations;
+using testing::read_file;
 
 // `X.py.fixed`: named so that nothing reads it as model code (a `.py` would join the package and
 // define the same classes again).
@@ -39,58 +45,6 @@ std::vector<fs::path> fixture_packages() {
     if (entry.is_regular_file() && entry.path().extension() == ".py")
       dirs.insert(entry.path().parent_path());
   return {dirs.begin(), dirs.end()};
-}
-
-std::string read(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Expectation {
-  std::set<std::pair<uint32_t, std::string>> must;                 // (line, code)
-  std::set<std::pair<uint32_t, std::string>> must_not;             // (line, code)
-  std::map<std::pair<uint32_t, std::string>, FindingLevel> levels; // `(warning)`, `(error)`
-};
-
-Expectation parse_annotations(const SourceFile &file) {
-  Expectation e;
-  std::vector<std::pair<bool, std::string>> pending;
-  for (uint32_t line = 1; line <= file.line_count(); ++line) {
-    std::string_view text = file.line_text(line);
-    size_t first = text.find_first_not_of(" \t");
-    if (first == std::string_view::npos)
-      continue;
-    std::string_view body = text.substr(first);
-    for (auto [marker, positive] : {std::pair{"# ruleid:", true}, std::pair{"# ok:", false}}) {
-      std::string_view m(marker);
-      if (body.substr(0, m.size()) == m) {
-        std::stringstream codes{std::string(body.substr(m.size()))};
-        std::string code;
-        while (std::getline(codes, code, ',')) {
-          code.erase(0, code.find_first_not_of(' '));
-          code.erase(code.find_last_not_of(' ') + 1);
-          pending.emplace_back(positive, code);
-        }
-      }
-    }
-    if (body[0] == '#')
-      continue;
-    for (auto &[positive, code] : pending) {
-      // "DL002 (warning)": the code and the rank the placement must give it.
-      size_t paren = code.find(" (");
-      if (paren != std::string::npos) {
-        std::string level = code.substr(paren + 2, code.size() - paren - 3);
-        code.erase(paren);
-        EXPECT_TRUE(level == "warning" || level == "error") << "line " << line << ": " << level;
-        e.levels[{line, code}] = level == "warning" ? FindingLevel::Warning : FindingLevel::Error;
-      }
-      (positive ? e.must : e.must_not).insert({line, code});
-    }
-    pending.clear();
-  }
-  return e;
 }
 
 class FixtureTest : public ::testing::TestWithParam<fs::path> {};
@@ -122,7 +76,7 @@ FixturePackage load_package(const fs::path &dir) {
     auto f = std::make_unique<SourceFile>();
     f->path = entry.path().string();
     f->display_path = entry.path().filename().string();
-    f->text = read(entry.path());
+    f->text = read_file(entry.path());
     f->index_lines();
     package.sources.push_back(f.get());
     package.files.push_back(std::move(f));
@@ -143,7 +97,7 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
         << f.file->display_path << ":" << f.range.line << ": " << f.message;
   int annotated = 0;
   for (const SourceFile *file : sources) {
-    Expectation expected = parse_annotations(*file);
+    Expectation expected = parse_annotations(*file, "#");
     annotated += static_cast<int>(expected.must.size() + expected.must_not.size());
     std::set<std::pair<uint32_t, std::string>> actual;
     for (const Finding &f : findings)
@@ -191,11 +145,11 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
       if (e.path().extension() == ".py" && !is_fixed_output(e.path()) && e.path() != original) {
         auto f = std::make_unique<SourceFile>();
         f->path = e.path().string();
-        f->text = read(e.path());
+        f->text = read_file(e.path());
         f->index_lines();
         others.push_back(std::move(f));
       }
-    std::string text = read(original);
+    std::string text = read_file(original);
     auto check = [&](const std::string &current, std::vector<Finding> &out) {
       auto f = std::make_unique<SourceFile>();
       f->path = original.string();
@@ -225,7 +179,7 @@ TEST_P(FixtureTest, FixesProduceExpectedOutput) {
       text = applied.text;
     }
     EXPECT_LT(passes, 10) << "fixes did not converge";
-    EXPECT_EQ(text, read(entry.path())) << "fixed output of " << original.filename();
+    EXPECT_EQ(text, read_file(entry.path())) << "fixed output of " << original.filename();
     // The fixed file parses, keeps no fixable finding, and fixing it again changes nothing.
     std::vector<Finding> after;
     auto fixed = check(text, after);

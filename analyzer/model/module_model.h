@@ -99,7 +99,6 @@ struct ModuleClass {
   std::vector<PlainTensorAttribute> plain_tensors;
   std::vector<std::string> reassigned_attributes; // self.x assigned outside __init__
   std::vector<std::string> no_split_modules;      // declared on this class
-  SourceRange no_split_range;
   bool declares_no_split = false;
   std::vector<std::string> skip_keys; // declared on this class
   bool declares_skip_keys = false;

@@ -107,7 +107,6 @@ struct FunctionDef {
   SourceRange name_range; // the name only
   std::vector<Parameter> parameters;
   std::vector<Stmt *> body;
-  std::vector<Expr *> decorators;
   bool is_staticmethod = false;
   // Driver code outside any module, as at a Python script's top level (C++'s `main` and its
   // helpers): a model placed on a device there is called with tensors placed elsewhere.

@@ -295,7 +295,7 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
   SimulationResult result;
   if (!tree.root)
     return result;
-  Sizes sizes = module_sizes(tree, &result.unknown_sizes);
+  Sizes sizes = module_sizes(tree, nullptr);
   result.total_size = sizes.at("");
   const std::vector<std::string> &no_split = request.no_split_module_classes;
 

@@ -48,12 +48,11 @@ struct SimulationRequest {
 };
 
 struct SimulationResult {
-  DeviceMap map;                          // cleaned, as from_pretrained stores it
-  MaxMemory budgets;                      // max_memory after get_balanced_memory
-  std::map<DeviceName, int64_t> used;     // bytes placed on each device
-  int64_t total_size = 0;                 // compute_module_sizes(model)[""]
-  std::vector<std::string> offloaded;     // map entries on "cpu" or "disk"
-  std::vector<std::string> unknown_sizes; // tensors counted as 0 bytes: their shape is unknown
+  DeviceMap map;                      // cleaned, as from_pretrained stores it
+  MaxMemory budgets;                  // max_memory after get_balanced_memory
+  std::map<DeviceName, int64_t> used; // bytes placed on each device
+  int64_t total_size = 0;             // compute_module_sizes(model)[""]
+  std::vector<std::string> offloaded; // map entries on "cpu" or "disk"
 };
 
 // compute_module_sizes: bytes per module/tensor path ("" = the whole model), tied tensors counted

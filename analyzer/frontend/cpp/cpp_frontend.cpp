@@ -1582,7 +1582,6 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     if (e.missing_header)
       missing.push_back(&e);
   if (!missing.empty()) {
-    unit.missing_headers = true;
     const auto &e = *missing.front();
     bool torch = e.message.find("torch") != std::string::npos ||
                  e.message.find("ATen") != std::string::npos ||

@@ -32,7 +32,6 @@ struct CppUnit {
   std::vector<std::unique_ptr<SourceFile>> headers; // the project headers read for this unit
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::vector<Diagnostic> diagnostics;
-  bool missing_headers = false; // an #include could not be found: the run must exit with 2
 };
 
 // Texts that stand in for files on disk (the fix loop's fixed texts), by path.
