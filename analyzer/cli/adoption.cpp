@@ -188,6 +188,7 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
   list("include", o.include);
   list("no-split-modules", o.overrides.extra_no_split_modules);
   list("skip-keys", o.overrides.extra_skip_keys);
+  list("search-path", o.search_paths);
   list("unfixable", o.unfixable);
   out << "report-unused-suppressions = " << (o.report_unused_suppressions ? "true" : "false")
       << "\n";

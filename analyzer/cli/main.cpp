@@ -13,6 +13,7 @@
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "driver/result_cache.h"
+#include "driver/search_paths.h"
 #include "model/text.h"
 #include "placement/device_map_simulation.h"
 #include "render/renderer.h"
@@ -115,7 +116,14 @@ int main(int argc, char **argv) {
   bool isolated = false, force_exclude = false, report_unused = false;
   check->add_option("-o,--output-file", output_file, "Write the findings to this file");
   check->add_option("--config", config_path, "Use this configuration file for every path");
-  check->add_flag("--isolated", isolated, "Ignore all configuration files");
+  check->add_flag("--isolated", isolated,
+                  "Ignore all configuration files and the Python environment's search paths");
+  std::vector<std::string> search_paths;
+  check
+      ->add_option("--search-path", search_paths,
+                   "Look for absolutely imported modules (base classes) here first (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   check->add_flag("--force-exclude", force_exclude,
                   "Apply `exclude` to paths given explicitly too (for pre-commit)");
   check->add_flag("--report-unused-suppressions", report_unused,
@@ -284,6 +292,11 @@ int main(int argc, char **argv) {
     std::cerr << "devlint: error: --config and --isolated exclude each other\n";
     return kExitError;
   }
+  for (const std::string &p : search_paths)
+    cli.search_paths.push_back(std::filesystem::absolute(p).lexically_normal().generic_string());
+  // The active Python environment's site-packages, as type checkers find it: asked once a run.
+  if (!isolated)
+    cli.environment_paths = devlint::python_environment_paths();
   if (paths.empty())
     paths.push_back(".");
   devlint::SourceTexts stdin_texts = devlint::read_stdin_paths(paths, adoption);

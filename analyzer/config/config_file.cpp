@@ -102,6 +102,8 @@ public:
         config.docs_url = text(node, key);
       else if (key == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
+      else if (key == "search-path")
+        config.search_path = strings(node, key);
       else if (key == "hand-made-maps")
         config.hand_made_maps = boolean(node, key);
       else if (key == "libtorch") {

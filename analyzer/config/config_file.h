@@ -33,6 +33,7 @@ struct ConfigFile {
   std::optional<bool> hand_made_maps;  // also check models only hand-written maps split
   std::optional<std::string> libtorch; // LibTorch's directory, relative to `directory`
   std::optional<std::string> docs_url; // where the team hosts the rule docs (links in reports)
+  std::optional<std::vector<std::string>> search_path; // directories for absolute imports
 };
 
 // Reads a configuration file. Returns nullopt for a pyproject.toml without [tool.devlint].

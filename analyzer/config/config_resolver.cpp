@@ -1,5 +1,6 @@
 #include "config/config_resolver.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/paths.h"
@@ -86,6 +87,7 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   auto append = [](std::vector<std::string> &to, const std::vector<std::string> &from) {
     to.insert(to.end(), from.begin(), from.end());
   };
+  std::vector<std::string> config_search_paths;
   if (config) {
     o.base_directory = config->directory;
     o.selection.select = config->select.value_or(std::vector<std::string>{});
@@ -103,6 +105,10 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     o.overrides.hand_made_maps = config->hand_made_maps.value_or(false);
     o.unfixable = config->unfixable.value_or(std::vector<std::string>{});
     o.unfixable_source = config->path;
+    // Relative to the configuration file, searched after --search-path.
+    for (const std::string &p : config->search_path.value_or(std::vector<std::string>{}))
+      config_search_paths.push_back(
+          (fs::path(config->directory) / p).lexically_normal().generic_string());
     if (config->libtorch)
       o.cpp.libtorch_dir = (fs::path(config->directory) / *config->libtorch).string();
   }
@@ -147,6 +153,13 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     o.cpp.libtorch_dir = cli.libtorch_dir;
   o.cpp.build_dir = cli.build_dir;
   o.cpp.pch_dir = cli.pch_dir;
+  // As a type checker: the command line's paths, the configuration's, then the environment's.
+  const std::vector<std::string> *in_order[] = {&cli.search_paths, &config_search_paths,
+                                                &cli.environment_paths};
+  for (const std::vector<std::string> *paths : in_order)
+    for (const std::string &p : *paths)
+      if (std::find(o.search_paths.begin(), o.search_paths.end(), p) == o.search_paths.end())
+        o.search_paths.push_back(p);
   return o;
 }
 

@@ -15,6 +15,7 @@
 #include "driver/path_patterns.h"
 #include "driver/placement_rank.h"
 #include "driver/result_cache.h"
+#include "driver/search_paths.h"
 #include "driver/source_reading.h"
 #include "findings/site_checker.h"
 #include "findings/suppressions.h"
@@ -56,12 +57,15 @@ std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
 std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>> &syntax,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
-                                   std::vector<Diagnostic> *diagnostics) {
+                                   std::vector<Diagnostic> *diagnostics,
+                                   ExternalClassResolver *external_classes = nullptr) {
   std::vector<const SyntaxFile *> files;
   for (const auto &file : syntax)
     files.push_back(file.get());
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
-  auto package = build_package(files, options.overrides);
+  PackageOverrides overrides = options.overrides;
+  overrides.external_classes = external_classes;
+  auto package = build_package(files, overrides);
   PlacementModel placement(*package);
   SiteChecker checker(
       placement, [&](std::string_view code) { return options.selection.enabled(code); },
@@ -87,22 +91,72 @@ struct HeaderClaims {
 };
 
 // One C++ translation unit: its own package (the main file and the project headers it
-// includes). Claimed headers move to `kept`, so findings in them outlive the call.
+// includes). Claimed headers move to `kept`, so findings in them outlive the call. With a cache
+// (and claims), a unit whose text, compile arguments and project headers are unchanged is not
+// parsed again, as long as this run reports the same headers through it as the run that stored
+// it (otherwise its result would differ from an uncached run's).
 std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &options,
                                     const SourceTexts *texts, HeaderClaims *claims,
                                     std::vector<std::unique_ptr<SourceFile>> *kept,
-                                    std::vector<Diagnostic> &diagnostics, bool &error) {
+                                    std::vector<Diagnostic> &diagnostics, bool &error,
+                                    ResultCache *cache = nullptr) {
+  if (!claims || !kept)
+    cache = nullptr;
+  std::string key;
+  // Headers this run has already claimed for this unit while reading its cache entry.
+  std::unordered_set<std::string> entry_headers, claimed_from_entry;
+  if (cache) {
+    key = cache->cpp_unit_key(main, options, cpp_compile_arguments(main.path, options.cpp));
+    if (auto hit = cache->load_cpp_unit(key, main, options.max_file_bytes)) {
+      std::vector<std::string> ours;
+      for (auto &header : hit->headers) {
+        entry_headers.insert(header->path);
+        if (header->path != main.path && claims->claim(header->path)) {
+          ours.push_back(header->path);
+          claimed_from_entry.insert(header->path);
+        }
+      }
+      if (ours == hit->claimed) { // only units that had no error are stored
+        for (Diagnostic &d : hit->result.diagnostics)
+          diagnostics.push_back(std::move(d));
+        for (auto &header : hit->headers)
+          if (claimed_from_entry.count(header->path))
+            kept->push_back(std::move(header));
+        return std::move(hit->result.findings);
+      }
+    }
+  }
   CppUnit unit = lower_cpp(main, options.cpp, texts);
+  std::vector<Diagnostic> unit_diagnostics;
+  bool unit_error = false; // a missing header is an error diagnostic
   for (Diagnostic &d : unit.diagnostics) {
-    error |= d.severity == Severity::Error;
-    diagnostics.push_back(std::move(d));
+    unit_error |= d.severity == Severity::Error;
+    unit_diagnostics.push_back(std::move(d));
   }
   std::vector<const SourceFile *> reported{&main};
+  std::vector<std::string> claimed;
   if (claims && kept)
-    for (auto &header : unit.headers)
-      if (header->path != main.path && claims->claim(header->path))
+    for (auto &header : unit.headers) {
+      if (header->path == main.path)
+        continue;
+      bool ours = entry_headers.count(header->path) ? claimed_from_entry.count(header->path) > 0
+                                                    : claims->claim(header->path);
+      if (ours) {
         reported.push_back(header.get());
-  std::vector<Finding> findings = check_lowered(unit.syntax, reported, options, &diagnostics);
+        claimed.push_back(header->path);
+      }
+    }
+  std::vector<Finding> findings = check_lowered(unit.syntax, reported, options, &unit_diagnostics);
+  if (cache && !unit_error) {
+    std::vector<const SourceFile *> headers;
+    for (auto &header : unit.headers)
+      if (header->path != main.path)
+        headers.push_back(header.get());
+    cache->store_cpp_unit(key, main, headers, claimed, findings, unit_diagnostics);
+  }
+  error |= unit_error;
+  for (Diagnostic &d : unit_diagnostics)
+    diagnostics.push_back(std::move(d));
   if (kept)
     for (auto &header : unit.headers)
       if (std::find(reported.begin(), reported.end(), header.get()) != reported.end())
@@ -138,8 +192,11 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
     if (reported_set.count(source))
       python_reported.push_back(source);
   }
+  std::unique_ptr<SearchPathResolver> resolver;
+  if (!options.search_paths.empty())
+    resolver = std::make_unique<SearchPathResolver>(options.search_paths);
   if (!syntax.empty())
-    for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics))
+    for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics, resolver.get()))
       findings.push_back(std::move(f));
   return findings;
 }
@@ -203,6 +260,12 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
+  // One resolver per list of search paths, shared by the threads: each module is read once.
+  std::map<std::vector<std::string>, std::unique_ptr<SearchPathResolver>> resolvers;
+  for (const PackageJob *job : jobs)
+    if (!job->options->search_paths.empty() && !resolvers.count(job->options->search_paths))
+      resolvers[job->options->search_paths] =
+          std::make_unique<SearchPathResolver>(job->options->search_paths);
   HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -251,10 +314,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           continue;
         if (cpp) {
           // A translation unit is its own package: everything it uses is in what it includes.
-          // Not cached: the result depends on headers the cache key does not see.
           if (!options.discover_only)
-            for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
-                                             &out.files, out.diagnostics, out.error))
+            for (Finding &f :
+                 check_cpp_unit(*file, package_options, texts, &header_claims, &out.files,
+                                out.diagnostics, out.error, texts ? nullptr : options.cache))
               out.findings.push_back(std::move(f));
           out.files.push_back(std::move(file));
           continue;
@@ -283,11 +346,23 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             }
           }
         }
+        SearchPathResolver *resolver = package_options.search_paths.empty()
+                                           ? nullptr
+                                           : resolvers.at(package_options.search_paths).get();
         // Files given as text (the fix loop, the editor) are never cached: they change often.
         ResultCache *cache = texts ? nullptr : options.cache;
         std::string key;
-        if (cache)
-          key = cache->package_key(reported, context, package_options);
+        if (cache) {
+          // The files on the search paths that the package's imports reach are part of the key.
+          std::vector<std::pair<std::string, std::string>> outside;
+          if (resolver) {
+            std::vector<const SyntaxFile *> lowered;
+            for (const auto &file : syntax)
+              lowered.push_back(file.get());
+            outside = resolver->dependencies_of(lowered);
+          }
+          key = cache->package_key(reported, context, package_options, outside);
+        }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           for (Finding &f : cached->findings)
             out.findings.push_back(std::move(f));
@@ -295,7 +370,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             out.diagnostics.push_back(std::move(d));
         } else {
           std::vector<Finding> findings =
-              check_lowered(syntax, reported, package_options, &analysis_diagnostics);
+              check_lowered(syntax, reported, package_options, &analysis_diagnostics, resolver);
           if (cache)
             cache->store(key, reported, findings, analysis_diagnostics);
           for (Finding &f : findings)

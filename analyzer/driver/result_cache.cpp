@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "driver/check_run.h"
+#include "driver/source_reading.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -62,6 +63,44 @@ void add_strings(CacheKeyBuilder &key, const std::vector<std::string> &values) {
     key.add(v);
 }
 
+// Settings that change what a package or a translation unit reports. A setting added to
+// CheckOptions that changes findings must be added here too.
+void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
+  const RuleSelection &selection = options.selection;
+  add_strings(key, selection.select);
+  add_strings(key, selection.ignore);
+  add_strings(key, options.overrides.extra_no_split_modules);
+  add_strings(key, options.overrides.extra_skip_keys);
+  key.add(options.overrides.hand_made_maps ? 1 : 0);
+  key.add(options.per_file_ignores.size());
+  for (const PerFileIgnore &entry : options.per_file_ignores) {
+    key.add(entry.pattern);
+    add_strings(key, entry.codes);
+  }
+  key.add(options.base_directory);
+  key.add(options.report_unused_suppressions ? 1 : 0);
+  add_strings(key, options.unfixable);
+  key.add(options.unfixable_source);
+  const PlacementSettings &placement = options.placement;
+  key.add(placement.enabled ? 1 : 0)
+      .add(static_cast<uint64_t>(placement.gpus))
+      .add(placement.max_memory);
+  key.add(placement.device_map).add(placement.model_config).add(placement.dtype);
+  for (const std::string &input :
+       {placement.device_map.substr(0, placement.device_map.find(".py:") == std::string::npos
+                                           ? std::string::npos
+                                           : placement.device_map.find(".py:") + 3),
+        placement.model_config}) {
+    std::ifstream in(input, std::ios::binary);
+    std::ostringstream text;
+    if (!input.empty() && in)
+      text << in.rdbuf();
+    key.add(text.str());
+  }
+  // Where absolute imports are looked for.
+  add_strings(key, options.search_paths);
+}
+
 } // namespace
 
 void CacheKeyBuilder::mix(uint64_t word) {
@@ -107,44 +146,18 @@ ResultCache::ResultCache(std::string directory)
   entries_ = (fs::path(directory_) / DEVLINT_VERSION).string();
 }
 
-std::string ResultCache::package_key(const std::vector<const SourceFile *> &reported,
-                                     const std::vector<const SourceFile *> &context,
-                                     const CheckOptions &options) const {
+std::string
+ResultCache::package_key(const std::vector<const SourceFile *> &reported,
+                         const std::vector<const SourceFile *> &context,
+                         const CheckOptions &options,
+                         const std::vector<std::pair<std::string, std::string>> &outside) const {
   CacheKeyBuilder key;
-  key.add("devlint-result-cache/2").add(build_identity_);
-  // Settings that change what a package reports. A setting added to CheckOptions that changes
-  // findings must be added here too.
-  const RuleSelection &selection = options.selection;
-  add_strings(key, selection.select);
-  add_strings(key, selection.ignore);
-  add_strings(key, options.overrides.extra_no_split_modules);
-  add_strings(key, options.overrides.extra_skip_keys);
-  key.add(options.overrides.hand_made_maps ? 1 : 0);
-  key.add(options.per_file_ignores.size());
-  for (const PerFileIgnore &entry : options.per_file_ignores) {
-    key.add(entry.pattern);
-    add_strings(key, entry.codes);
-  }
-  key.add(options.base_directory);
-  key.add(options.report_unused_suppressions ? 1 : 0);
-  add_strings(key, options.unfixable);
-  key.add(options.unfixable_source);
-  const PlacementSettings &placement = options.placement;
-  key.add(placement.enabled ? 1 : 0)
-      .add(static_cast<uint64_t>(placement.gpus))
-      .add(placement.max_memory);
-  key.add(placement.device_map).add(placement.model_config).add(placement.dtype);
-  for (const std::string &input :
-       {placement.device_map.substr(0, placement.device_map.find(".py:") == std::string::npos
-                                           ? std::string::npos
-                                           : placement.device_map.find(".py:") + 3),
-        placement.model_config}) {
-    std::ifstream in(input, std::ios::binary);
-    std::ostringstream text;
-    if (!input.empty() && in)
-      text << in.rdbuf();
-    key.add(text.str());
-  }
+  key.add("devlint-result-cache/3").add(build_identity_);
+  // What the package's absolute imports read on the search paths.
+  key.add(outside.size());
+  for (const auto &[path, text] : outside)
+    key.add(path).add(text);
+  add_settings(key, options);
   // The files, by path (per-file-ignores match it, reports print it) and content.
   for (const auto *files : {&reported, &context}) {
     key.add(files->size());
@@ -179,80 +192,59 @@ std::string ResultCache::package_key(const std::vector<const SourceFile *> &repo
   return key.hex();
 }
 
-std::optional<CachedPackage>
-ResultCache::load(const std::string &key, const std::vector<const SourceFile *> &reported) const {
-  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  try {
-    json entry = json::parse(in);
-    if (entry.at("key") != key || entry.at("files") != reported.size())
+namespace {
+
+// The findings of an entry, each keyed to one of `reported` by index; nullopt when anything does
+// not fit the files (a corrupt entry is a miss).
+std::optional<std::vector<Finding>> findings_from(const json &array,
+                                                  const std::vector<const SourceFile *> &reported) {
+  std::vector<Finding> findings;
+  for (const json &j : array) {
+    Finding f;
+    size_t file = j.at("file");
+    if (file >= reported.size())
       return std::nullopt;
-    CachedPackage package;
-    for (const json &j : entry.at("findings")) {
-      Finding f;
-      size_t file = j.at("file");
-      if (file >= reported.size())
+    f.file = reported[file];
+    f.code = j.at("code");
+    f.rule_name = j.at("rule");
+    f.message = j.at("message");
+    f.range = range_from(j.at("range"));
+    if (f.range.end > f.file->text.size() || f.range.begin > f.range.end)
+      return std::nullopt;
+    for (const json &o : j.at("origins"))
+      f.origins.push_back({o.at("path"), range_from(o.at("range")), o.at("message")});
+    f.why = j.at("why");
+    f.no_fix_reason = j.at("no_fix_reason");
+    f.level = j.at("warning").get<bool>() ? FindingLevel::Warning : FindingLevel::Error;
+    f.placement = j.at("placement");
+    if (const json &fix = j.at("fix"); !fix.is_null()) {
+      Fix x;
+      int applicability = fix.at("applicability");
+      if (applicability < 0 || applicability > 2)
         return std::nullopt;
-      f.file = reported[file];
-      f.code = j.at("code");
-      f.rule_name = j.at("rule");
-      f.message = j.at("message");
-      f.range = range_from(j.at("range"));
-      if (f.range.end > f.file->text.size() || f.range.begin > f.range.end)
-        return std::nullopt;
-      for (const json &o : j.at("origins"))
-        f.origins.push_back({o.at("path"), range_from(o.at("range")), o.at("message")});
-      f.why = j.at("why");
-      f.no_fix_reason = j.at("no_fix_reason");
-      f.level = j.at("warning").get<bool>() ? FindingLevel::Warning : FindingLevel::Error;
-      f.placement = j.at("placement");
-      if (const json &fix = j.at("fix"); !fix.is_null()) {
-        Fix x;
-        int applicability = fix.at("applicability");
-        if (applicability < 0 || applicability > 2)
+      x.applicability = static_cast<Applicability>(applicability);
+      x.title = fix.at("title");
+      for (const json &e : fix.at("edits")) {
+        TextEdit edit{e.at(0), e.at(1), e.at(2)};
+        if (edit.end > f.file->text.size() || edit.begin > edit.end)
           return std::nullopt;
-        x.applicability = static_cast<Applicability>(applicability);
-        x.title = fix.at("title");
-        for (const json &e : fix.at("edits")) {
-          TextEdit edit{e.at(0), e.at(1), e.at(2)};
-          if (edit.end > f.file->text.size() || edit.begin > edit.end)
-            return std::nullopt;
-          x.edits.push_back(std::move(edit));
-        }
-        f.fix = std::move(x);
+        x.edits.push_back(std::move(edit));
       }
-      package.findings.push_back(std::move(f));
+      f.fix = std::move(x);
     }
-    for (const json &j : entry.at("diagnostics"))
-      package.diagnostics.push_back({j.at("error") ? Severity::Error : Severity::Warning,
-                                     j.at("path"), j.at("line"), j.at("column"), j.at("message")});
-    return package;
-  } catch (const std::exception &) { // truncated, corrupt, or written by something else
-    return std::nullopt;
+    findings.push_back(std::move(f));
   }
+  return findings;
 }
 
-void ResultCache::store(const std::string &key, const std::vector<const SourceFile *> &reported,
-                        const std::vector<Finding> &findings,
-                        const std::vector<Diagnostic> &diagnostics) {
-  std::call_once(prepared_, [this] {
-    std::error_code ec;
-    fs::create_directories(entries_, ec);
-    // As Ruff's cache: ignored by git and marked for backup tools, without anyone's help.
-    if (!fs::exists(fs::path(directory_) / ".gitignore", ec))
-      std::ofstream(fs::path(directory_) / ".gitignore")
-          << "# Automatically created by devlint.\n*\n";
-    if (!fs::exists(fs::path(directory_) / "CACHEDIR.TAG", ec))
-      std::ofstream(fs::path(directory_) / "CACHEDIR.TAG")
-          << "Signature: 8a477f597d28d172789f06886806bc55\n"
-             "# This file is a cache directory tag created by devlint.\n";
-  });
-  json entry_findings = json::array();
+// Null when a finding is in none of `reported` (then nothing is cached).
+std::optional<json> findings_json(const std::vector<Finding> &findings,
+                                  const std::vector<const SourceFile *> &reported) {
+  json out = json::array();
   for (const Finding &f : findings) {
     size_t file = std::find(reported.begin(), reported.end(), f.file) - reported.begin();
     if (file == reported.size())
-      return; // cannot be keyed to a reported file: do not cache this package
+      return std::nullopt;
     json origins = json::array();
     for (const RelatedLocation &o : f.origins)
       origins.push_back({{"path", o.path}, {"range", range_json(o.range)}, {"message", o.message}});
@@ -265,29 +257,179 @@ void ResultCache::store(const std::string &key, const std::vector<const SourceFi
              {"title", f.fix->title},
              {"edits", edits}};
     }
-    entry_findings.push_back({{"file", file},
-                              {"code", f.code},
-                              {"rule", f.rule_name},
-                              {"message", f.message},
-                              {"range", range_json(f.range)},
-                              {"origins", origins},
-                              {"why", f.why},
-                              {"no_fix_reason", f.no_fix_reason},
-                              {"warning", f.level == FindingLevel::Warning},
-                              {"placement", f.placement},
-                              {"fix", fix}});
+    out.push_back({{"file", file},
+                   {"code", f.code},
+                   {"rule", f.rule_name},
+                   {"message", f.message},
+                   {"range", range_json(f.range)},
+                   {"origins", origins},
+                   {"why", f.why},
+                   {"no_fix_reason", f.no_fix_reason},
+                   {"warning", f.level == FindingLevel::Warning},
+                   {"placement", f.placement},
+                   {"fix", fix}});
   }
-  json entry_diagnostics = json::array();
+  return out;
+}
+
+json diagnostics_json(const std::vector<Diagnostic> &diagnostics) {
+  json out = json::array();
   for (const Diagnostic &d : diagnostics)
-    entry_diagnostics.push_back({{"error", d.severity == Severity::Error},
-                                 {"path", d.path},
-                                 {"line", d.line},
-                                 {"column", d.column},
-                                 {"message", d.message}});
-  json entry = {{"key", key},
-                {"files", reported.size()},
-                {"findings", entry_findings},
-                {"diagnostics", entry_diagnostics}};
+    out.push_back({{"error", d.severity == Severity::Error},
+                   {"path", d.path},
+                   {"line", d.line},
+                   {"column", d.column},
+                   {"message", d.message}});
+  return out;
+}
+
+std::vector<Diagnostic> diagnostics_from(const json &array) {
+  std::vector<Diagnostic> out;
+  for (const json &j : array)
+    out.push_back({j.at("error") ? Severity::Error : Severity::Warning, j.at("path"), j.at("line"),
+                   j.at("column"), j.at("message")});
+  return out;
+}
+
+// A header's text as the key sees it.
+std::string text_hash(std::string_view text) { return CacheKeyBuilder().add(text).hex(); }
+
+} // namespace
+
+std::optional<CachedPackage>
+ResultCache::load(const std::string &key, const std::vector<const SourceFile *> &reported) const {
+  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  try {
+    json entry = json::parse(in);
+    if (entry.at("key") != key || entry.at("files") != reported.size())
+      return std::nullopt;
+    CachedPackage package;
+    auto findings = findings_from(entry.at("findings"), reported);
+    if (!findings)
+      return std::nullopt;
+    package.findings = std::move(*findings);
+    package.diagnostics = diagnostics_from(entry.at("diagnostics"));
+    return package;
+  } catch (const std::exception &) { // truncated, corrupt, or written by something else
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store(const std::string &key, const std::vector<const SourceFile *> &reported,
+                        const std::vector<Finding> &findings,
+                        const std::vector<Diagnostic> &diagnostics) {
+  std::optional<json> entry_findings = findings_json(findings, reported);
+  if (!entry_findings)
+    return; // cannot be keyed to a reported file: do not cache this package
+  write_entry(key, {{"key", key},
+                    {"files", reported.size()},
+                    {"findings", *entry_findings},
+                    {"diagnostics", diagnostics_json(diagnostics)}});
+}
+
+std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions &options,
+                                      const std::vector<std::string> &compile_arguments) const {
+  CacheKeyBuilder key;
+  key.add("devlint-cpp-unit/1").add(build_identity_);
+  add_settings(key, options);
+  key.add(main.path).add(main.display_path).add(main.text);
+  // Headers are shown relative to the working directory.
+  std::error_code ec;
+  key.add(fs::current_path(ec).string());
+  add_strings(key, compile_arguments);
+  key.add(options.cpp.libtorch_dir).add(options.cpp.build_dir);
+  // LibTorch and the system headers are not hashed (too large): an in-place upgrade is seen by
+  // the size and time of torch/torch.h in each include directory.
+  for (size_t i = 0; i < compile_arguments.size(); ++i) {
+    std::string directory;
+    const std::string &a = compile_arguments[i];
+    if (a.rfind("-I", 0) == 0 && a.size() > 2)
+      directory = a.substr(2);
+    else if ((a == "-I" || a == "-isystem") && i + 1 < compile_arguments.size())
+      directory = compile_arguments[i + 1];
+    else if (a.rfind("-isystem", 0) == 0 && a.size() > 8)
+      directory = a.substr(8);
+    struct stat info;
+    if (!directory.empty() && stat((directory + "/torch/torch.h").c_str(), &info) == 0)
+      key.add(directory)
+          .add(static_cast<uint64_t>(info.st_size))
+          .add(static_cast<uint64_t>(info.st_mtim.tv_sec))
+          .add(static_cast<uint64_t>(info.st_mtim.tv_nsec));
+  }
+  return key.hex();
+}
+
+std::optional<CachedCppUnit> ResultCache::load_cpp_unit(const std::string &key,
+                                                        const SourceFile &main,
+                                                        uint64_t max_file_bytes) const {
+  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  try {
+    json entry = json::parse(in);
+    if (entry.at("key") != key)
+      return std::nullopt;
+    CachedCppUnit unit;
+    std::vector<const SourceFile *> files{&main};
+    // The project headers the unit included: each must still hold what it held.
+    for (const json &h : entry.at("headers")) {
+      Diagnostic ignored;
+      auto header = read_source_file(h.at("path"), max_file_bytes, ignored);
+      if (!header || text_hash(header->text) != h.at("hash").get<std::string>())
+        return std::nullopt;
+      header->display_path = h.at("display");
+      files.push_back(header.get());
+      unit.headers.push_back(std::move(header));
+    }
+    for (const json &c : entry.at("claimed"))
+      unit.claimed.push_back(c);
+    auto findings = findings_from(entry.at("findings"), files);
+    if (!findings)
+      return std::nullopt;
+    unit.result.findings = std::move(*findings);
+    unit.result.diagnostics = diagnostics_from(entry.at("diagnostics"));
+    return unit;
+  } catch (const std::exception &) { // truncated, corrupt, or written by something else
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store_cpp_unit(const std::string &key, const SourceFile &main,
+                                 const std::vector<const SourceFile *> &headers,
+                                 const std::vector<std::string> &claimed,
+                                 const std::vector<Finding> &findings,
+                                 const std::vector<Diagnostic> &diagnostics) {
+  std::vector<const SourceFile *> files{&main};
+  files.insert(files.end(), headers.begin(), headers.end());
+  std::optional<json> entry_findings = findings_json(findings, files);
+  if (!entry_findings)
+    return;
+  json entry_headers = json::array();
+  for (const SourceFile *h : headers)
+    entry_headers.push_back(
+        {{"path", h->path}, {"display", h->display_path}, {"hash", text_hash(h->text)}});
+  write_entry(key, {{"key", key},
+                    {"headers", entry_headers},
+                    {"claimed", claimed},
+                    {"findings", *entry_findings},
+                    {"diagnostics", diagnostics_json(diagnostics)}});
+}
+
+void ResultCache::write_entry(const std::string &key, const json &entry) {
+  std::call_once(prepared_, [this] {
+    std::error_code ec;
+    fs::create_directories(entries_, ec);
+    // As Ruff's cache: ignored by git and marked for backup tools, without anyone's help.
+    if (!fs::exists(fs::path(directory_) / ".gitignore", ec))
+      std::ofstream(fs::path(directory_) / ".gitignore")
+          << "# Automatically created by devlint.\n*\n";
+    if (!fs::exists(fs::path(directory_) / "CACHEDIR.TAG", ec))
+      std::ofstream(fs::path(directory_) / "CACHEDIR.TAG")
+          << "Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by devlint.\n";
+  });
   // A private temporary name, then an atomic rename: readers see the old entry or the new one.
   static std::atomic<unsigned> counter{0};
   fs::path final_path = fs::path(entries_) / (key + ".json");

@@ -7,7 +7,9 @@
 // is a miss, so a corrupt or truncated cache falls back to analysis, never to wrong results.
 #pragma once
 
+#include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,16 +40,27 @@ struct CachedPackage {
   std::vector<Diagnostic> diagnostics;
 };
 
+// What a C++ translation unit's analysis produced, with the project headers it included (read
+// again and checked against their hashes) and those whose findings the run that stored it
+// reported (each header is reported by the first unit of a run that includes it).
+struct CachedCppUnit {
+  std::vector<std::unique_ptr<SourceFile>> headers;
+  std::vector<std::string> claimed; // paths
+  CachedPackage result;             // findings keyed to the main file and `headers`
+};
+
 class ResultCache {
 public:
   // `directory` is the cache root (`.devlint_cache`); entries live in a folder per version.
   explicit ResultCache(std::string directory);
 
   // The key of one package: its files (reported ones first, then context), the settings that
-  // govern it, and the Python file names and model config in its directory.
-  std::string package_key(const std::vector<const SourceFile *> &reported,
-                          const std::vector<const SourceFile *> &context,
-                          const CheckOptions &options) const;
+  // govern it (the search paths among them), the Python file names and model config in its
+  // directory, and the files on the search paths its imports read (`outside`: path and text).
+  std::string
+  package_key(const std::vector<const SourceFile *> &reported,
+              const std::vector<const SourceFile *> &context, const CheckOptions &options,
+              const std::vector<std::pair<std::string, std::string>> &outside = {}) const;
 
   // Null on a miss, or when the entry is unreadable, corrupt or for another key.
   std::optional<CachedPackage> load(const std::string &key,
@@ -56,9 +69,25 @@ public:
   void store(const std::string &key, const std::vector<const SourceFile *> &reported,
              const std::vector<Finding> &findings, const std::vector<Diagnostic> &diagnostics);
 
+  // A translation unit's key: its text and path, the compile arguments it is parsed with (its
+  // compile_commands.json entry or the defaults), the settings, and the size and time of the
+  // LibTorch headers in its include directories. The project headers it includes are checked
+  // by content when the entry is loaded (as ccache's direct mode: their list is in the entry).
+  std::string cpp_unit_key(const SourceFile &main, const CheckOptions &options,
+                           const std::vector<std::string> &compile_arguments) const;
+  // Null on a miss: no entry, a corrupt one, or a header that changed or went away.
+  std::optional<CachedCppUnit> load_cpp_unit(const std::string &key, const SourceFile &main,
+                                             uint64_t max_file_bytes) const;
+  void store_cpp_unit(const std::string &key, const SourceFile &main,
+                      const std::vector<const SourceFile *> &headers,
+                      const std::vector<std::string> &claimed, const std::vector<Finding> &findings,
+                      const std::vector<Diagnostic> &diagnostics);
+
   const std::string &directory() const { return directory_; }
 
 private:
+  void write_entry(const std::string &key, const nlohmann::json &entry);
+
   std::string directory_;
   std::string entries_; // directory_/<version>
   std::string build_identity_;

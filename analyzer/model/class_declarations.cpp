@@ -82,27 +82,114 @@ void PackageBuilder::collect_declarations() {
   }
 }
 
-// Bases the package imports but does not define: what transformers' own models declare, from
-// the built-in summary (tools/gen_transformers_summary.py).
-void PackageBuilder::resolve_external_bases() {
+std::optional<ImportedClass> imported_class(const SyntaxFile &file, const Expr *base) {
+  while (base && base->kind == ExprKind::Subscript) // Generic[...]
+    base = base->operands.empty() ? nullptr : base->operands[0];
+  if (!base)
+    return std::nullopt;
+  std::string dotted = dotted_name(base);
+  if (dotted.empty())
+    return std::nullopt;
+  size_t dot = dotted.rfind('.');
+  std::string prefix = dot == std::string::npos ? std::string() : dotted.substr(0, dot);
+  std::string leaf = dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+  for (const ImportedName &imported : file.imports) {
+    if (imported.module.empty() || imported.module[0] == '.')
+      continue; // relative imports are the package's own files
+    std::string module(imported.module);
+    if (prefix.empty()) {
+      // `from transformers import LlamaModel [as Base]`
+      if (!imported.name.empty() && imported.local_name == leaf)
+        return ImportedClass{module, std::string(imported.name)};
+      continue;
+    }
+    if (imported.name.empty()) {
+      // `import transformers.models.llama.modeling_llama as ml` + `ml.LlamaModel`, or
+      // `import transformers` + `transformers.LlamaModel`.
+      if (imported.local_name == prefix)
+        return ImportedClass{module, leaf};
+      if (imported.local_name == module && starts_with(prefix, module + "."))
+        return ImportedClass{prefix, leaf};
+      if (imported.local_name == module && prefix == module)
+        return ImportedClass{module, leaf};
+    } else if (imported.local_name == prefix) {
+      // `from transformers import modeling_utils` + `modeling_utils.PreTrainedModel`
+      return ImportedClass{module + "." + std::string(imported.name), leaf};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// PyTorch's own classes are described by the catalog, never read from a search path.
+bool is_torch_module(std::string_view module) {
+  return module == "torch" || starts_with(module, "torch.");
+}
+
+// Merges what one more base declares into `into`, as Python's attribute lookup would find it:
+// the first base that declares an attribute wins.
+void merge_base_facts(ExternalModelFacts &into, bool &have_no_split, bool &have_skip_keys,
+                      const ExternalModelFacts &base) {
+  into.is_module |= base.is_module;
+  into.is_pretrained_model |= base.is_pretrained_model;
+  std::string_view source = base.source;
+  if (!have_no_split && base.declares_no_split) {
+    have_no_split = true;
+    into.declares_no_split = true;
+    into.no_split_modules = base.no_split_modules;
+    into.source = std::string(source);
+  }
+  if (!have_skip_keys && !base.skip_keys.empty()) {
+    have_skip_keys = true;
+    into.skip_keys = base.skip_keys;
+    if (into.source.empty())
+      into.source = std::string(source);
+  }
+}
+
+} // namespace
+
+// Bases the package imports but does not define: what their source on a search path declares
+// (driver/search_paths.h), else what transformers' own models declare in the built-in summary
+// (tools/gen_transformers_summary.py).
+void PackageBuilder::resolve_external_bases(ExternalClassResolver *resolver) {
   for (auto &cls : pkg_.classes) {
+    ExternalModelFacts merged;
+    merged.is_module = merged.is_pretrained_model = false;
+    bool found = false, have_no_split = false, have_skip_keys = false;
     for (const Expr *b : cls->def->bases) {
       std::string_view leaf = leaf_of(b);
       if (leaf.empty() || pkg_.find_class(leaf))
         continue;
+      std::optional<ImportedClass> imported = imported_class(*cls->file, b);
+      if (imported && is_torch_module(imported->module))
+        continue;
+      const ExternalModelFacts *read =
+          resolver && imported ? resolver->resolve(imported->module, imported->name) : nullptr;
+      if (read) {
+        merge_base_facts(merged, have_no_split, have_skip_keys, *read);
+        found = true;
+        continue;
+      }
       const TransformersModelFacts *t = find_transformers_model(leaf);
       if (!t)
         continue;
-      ExternalModelFacts &facts = pkg_.external_facts.emplace_back();
-      facts.base = std::string(leaf);
-      facts.source = std::string(leaf) + " in transformers " + kTransformersSummaryVersion +
-                     ", devlint's built-in summary";
-      facts.declares_no_split = t->declares_no_split;
-      facts.no_split_modules = split_summary_names(t->no_split_modules);
-      facts.skip_keys = split_summary_names(t->skip_keys);
-      cls->external = &facts;
-      break;
+      ExternalModelFacts summary;
+      summary.source = std::string(leaf) + " in transformers " + kTransformersSummaryVersion +
+                       ", devlint's built-in summary";
+      summary.declares_no_split = t->declares_no_split;
+      summary.no_split_modules = split_summary_names(t->no_split_modules);
+      summary.skip_keys = split_summary_names(t->skip_keys);
+      merge_base_facts(merged, have_no_split, have_skip_keys, summary);
+      if (merged.source.empty())
+        merged.source = summary.source;
+      found = true;
     }
+    if (!found)
+      continue;
+    merged.base = std::string(leaf_of(cls->def->bases.front()));
+    cls->external = &pkg_.external_facts.emplace_back(std::move(merged));
   }
 }
 
@@ -125,8 +212,10 @@ void PackageBuilder::classify() {
   // is_module / is_pretrained propagate through package bases; iterate to a fixpoint (the
   // inheritance graph is small and acyclic in practice; the bound guards against cycles).
   for (auto &cls : pkg_.classes) {
-    if (cls->external)
-      cls->is_module = cls->is_pretrained_model = true; // a transformers PreTrainedModel
+    if (cls->external) { // a base read from a search path or the built-in summary
+      cls->is_module |= cls->external->is_module;
+      cls->is_pretrained_model |= cls->external->is_pretrained_model;
+    }
     for (const Expr *b : cls->def->bases) {
       if (is_external_module_base(b) || is_unknown_layer_base(*cls, b))
         cls->is_module = true;

@@ -96,6 +96,7 @@ void PackageBuilder::collect_members(ModuleClass &cls) {
     if (is_name(target, "_no_split_modules")) {
       // `None` is PreTrainedModel's default: the model refuses device_map="auto".
       cls.declares_no_split = s->value && s->value->kind != ExprKind::NoneLiteral;
+      cls.assigns_no_split = true;
       collect_strings(s->value, cls.no_split_modules);
     } else if (is_name(target, "_skip_keys_device_placement")) {
       cls.declares_skip_keys = true;

@@ -74,6 +74,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     cls->scope = scope;
     has_pretrained[r] = has_pretrained[r] || cls->is_pretrained_model;
     declares[r] = declares[r] || cls->declares_no_split;
+    scope->declared_in_package |= cls->declares_no_split;
     scope->has_pretrained_model |= cls->is_pretrained_model;
     for (const std::string &n : cls->no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
@@ -113,6 +114,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
         !explicit_placement[r] && (!scope->refuses_string_maps || overrides.hand_made_maps);
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
+    scope->extended_by_settings = !overrides.extra_no_split_modules.empty();
     for (const std::string &k : overrides.extra_skip_keys)
       add_unique(scope->skip_keys, scope->skip_key_set, k);
   }

@@ -131,7 +131,7 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
   pkg->files = files;
   PackageBuilder builder(*pkg);
   builder.collect_declarations();
-  builder.resolve_external_bases();
+  builder.resolve_external_bases(overrides.external_classes);
   builder.classify();
   for (auto &cls : pkg->classes)
     builder.collect_members(*cls);

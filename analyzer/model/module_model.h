@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,8 +26,11 @@ struct ModelScope {
   std::vector<std::string> no_split_modules; // union over the scope's PreTrainedModels + config
   std::vector<std::string> skip_keys;
   // Where facts from outside the package came from, for messages: "LlamaForCausalLM in
-  // transformers 4.47.1 (devlint's built-in summary)". Empty when the package declares them.
+  // transformers 4.47.1, devlint's built-in summary", or the file on a search path that declares
+  // them. Empty when the package declares them.
   std::string external_source;
+  bool declared_in_package = false;  // a class of the scope declares _no_split_modules itself
+  bool extended_by_settings = false; // --no-split-module / `no-split-modules` add names
   // The same names, for lookups that stay constant-time with huge lists (generated code and
   // configurations have been seen with a million names).
   std::unordered_set<std::string> no_split_set, skip_key_set;
@@ -75,15 +79,37 @@ struct PlainTensorAttribute {
   bool created_on_cpu = false; // built from a tensor constructor without device=
 };
 
-// What a base class defined outside the package declares (`class Mine(LlamaForCausalLM)`), from
-// the built-in summary of transformers' models.
+// What a base class defined outside the package declares (`class Mine(LlamaForCausalLM)`): from
+// its source found on a search path, else from the built-in summary of transformers' models.
 struct ExternalModelFacts {
   std::string base;   // the base class name as written
   std::string source; // where the facts come from, for messages
   bool declares_no_split = false;
   std::vector<std::string> no_split_modules;
   std::vector<std::string> skip_keys;
+  bool is_module = true;           // an nn.Module through its bases
+  bool is_pretrained_model = true; // a PreTrainedModel through its bases
 };
+
+// Finds the source of a class imported by an absolute import (`from transformers.models.llama.
+// modeling_llama import LlamaPreTrainedModel`) on the search paths and reads what it declares,
+// without importing it (driver/search_paths.h). Safe to call from several threads.
+class ExternalClassResolver {
+public:
+  virtual ~ExternalClassResolver() = default;
+  // `module` is absolute ("transformers.models.llama.modeling_llama"), `name` a class in it or
+  // re-exported by it. Null when it is not found (the built-in summary applies then).
+  virtual const ExternalModelFacts *resolve(std::string_view module, std::string_view name) = 0;
+};
+
+// The module and class an absolute import gives a base expression (`LlamaModel` after `from
+// transformers import LlamaModel`, `transformers.LlamaModel` after `import transformers`);
+// nullopt for a name the file does not import absolutely.
+struct ImportedClass {
+  std::string module;
+  std::string name;
+};
+std::optional<ImportedClass> imported_class(const SyntaxFile &file, const Expr *base);
 
 struct ModuleClass {
   std::string_view name;
@@ -100,6 +126,7 @@ struct ModuleClass {
   std::vector<std::string> reassigned_attributes; // self.x assigned outside __init__
   std::vector<std::string> no_split_modules;      // declared on this class
   bool declares_no_split = false;
+  bool assigns_no_split = false; // `_no_split_modules = ...`, even None (attribute lookup stops)
   std::vector<std::string> skip_keys; // declared on this class
   bool declares_skip_keys = false;
   const ModelScope *scope = nullptr;            // the model this class belongs to
@@ -152,6 +179,9 @@ struct PackageOverrides {
   std::vector<std::string> extra_skip_keys;
   // --hand-made-maps: models that refuse string maps may still be split by a hand-written map.
   bool hand_made_maps = false;
+  // Classes imported from outside the package, read from the search paths (null: none; the
+  // built-in summary of transformers still applies).
+  ExternalClassResolver *external_classes = nullptr;
 };
 
 std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &files,

@@ -26,7 +26,7 @@ public:
 
   // ---- classes and bases (class_declarations.cpp) ----
   void collect_declarations();
-  void resolve_external_bases();
+  void resolve_external_bases(ExternalClassResolver *resolver);
   void classify();
   void resolve_children();
 

@@ -202,9 +202,19 @@ std::string PlacementModel::no_split_text(const ModuleClass *cls) {
   if (listed.size() > kListedNamesShown)
     out += ", ... (" + std::to_string(listed.size()) + " names)";
   out += "]";
-  // Say where facts from outside the package came from (the built-in transformers summary).
+  // Say where the list came from: the package, a base's source found on a search path, the
+  // built-in transformers summary, the settings.
+  std::vector<std::string> sources;
+  if (cls->scope->declared_in_package)
+    sources.push_back("this package");
   if (!cls->scope->external_source.empty())
-    out += " (from " + cls->scope->external_source + ")";
+    sources.push_back(cls->scope->external_source);
+  if (cls->scope->extended_by_settings)
+    sources.push_back("the no-split-modules setting");
+  for (size_t i = 0; i < sources.size(); ++i)
+    out += (i ? "; " : " (from ") + sources[i];
+  if (!sources.empty())
+    out += ")";
   return out;
 }
 

@@ -1505,6 +1505,18 @@ bool is_cpp_header_path(const std::string &path) {
   return has_extension(path, {".h", ".hh", ".hpp", ".hxx"});
 }
 
+std::vector<std::string> cpp_compile_arguments(const std::string &main,
+                                               const CppSettings &settings) {
+  std::string directory;
+  std::vector<std::string> args;
+  if (auto from_db = database_arguments(main, settings, directory))
+    args = *from_db;
+  else
+    args = base_arguments(settings);
+  args.push_back(directory);
+  return args;
+}
+
 std::vector<std::string> default_cpp_arguments(const CppSettings &settings) {
   return base_arguments(settings);
 }

@@ -45,6 +45,11 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings,
 // prepare it once); returns its path, or an empty string with `error` filled.
 std::string prepare_cpp_pch(const CppSettings &settings, std::string &error);
 
+// The compiler arguments `main` is parsed with (its compile_commands.json entry, else the
+// defaults), its working directory last, for the result cache's key.
+std::vector<std::string> cpp_compile_arguments(const std::string &main,
+                                               const CppSettings &settings);
+
 // The default compiler arguments devlint uses for a file without a compile_commands.json entry
 // (without the file itself and without the PCH), for `bench/` to compare with clang++.
 std::vector<std::string> default_cpp_arguments(const CppSettings &settings);

@@ -36,4 +36,8 @@ std::string prepare_cpp_pch(const CppSettings &, std::string &error) {
 
 std::vector<std::string> default_cpp_arguments(const CppSettings &) { return {}; }
 
+std::vector<std::string> cpp_compile_arguments(const std::string &, const CppSettings &) {
+  return {};
+}
+
 } // namespace devlint

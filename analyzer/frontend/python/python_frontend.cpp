@@ -637,6 +637,8 @@ private:
       } else if (kind(c) == Sym::DottedName) {
         imported.name = text(c);
         imported.local_name = imported.name;
+      } else if (std::strcmp(ts_node_type(c), "wildcard_import") == 0) {
+        imported.name = "*"; // `from .modeling_llama import *`: followed by search paths
       } else {
         return;
       }
