@@ -193,8 +193,9 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
       python_reported.push_back(source);
   }
   std::unique_ptr<SearchPathResolver> resolver;
-  if (!options.search_paths.empty())
-    resolver = std::make_unique<SearchPathResolver>(options.search_paths);
+  if (!options.search_paths.empty() || options.search_python_environment)
+    resolver = std::make_unique<SearchPathResolver>(options.search_paths,
+                                                    options.search_python_environment);
   if (!syntax.empty())
     for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics, resolver.get()))
       findings.push_back(std::move(f));
@@ -261,11 +262,17 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   };
   std::vector<PackageOutput> outputs(jobs.size());
   // One resolver per list of search paths, shared by the threads: each module is read once.
-  std::map<std::vector<std::string>, std::unique_ptr<SearchPathResolver>> resolvers;
-  for (const PackageJob *job : jobs)
-    if (!job->options->search_paths.empty() && !resolvers.count(job->options->search_paths))
-      resolvers[job->options->search_paths] =
-          std::make_unique<SearchPathResolver>(job->options->search_paths);
+  using SearchKey = std::pair<std::vector<std::string>, bool>;
+  auto search_key = [](const CheckOptions &o) {
+    return SearchKey(o.search_paths, o.search_python_environment);
+  };
+  std::map<SearchKey, std::unique_ptr<SearchPathResolver>> resolvers;
+  for (const PackageJob *job : jobs) {
+    const CheckOptions &o = *job->options;
+    if ((!o.search_paths.empty() || o.search_python_environment) && !resolvers.count(search_key(o)))
+      resolvers[search_key(o)] =
+          std::make_unique<SearchPathResolver>(o.search_paths, o.search_python_environment);
+  }
   HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -346,9 +353,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             }
           }
         }
-        SearchPathResolver *resolver = package_options.search_paths.empty()
-                                           ? nullptr
-                                           : resolvers.at(package_options.search_paths).get();
+        auto found = resolvers.find(search_key(package_options));
+        SearchPathResolver *resolver = found == resolvers.end() ? nullptr : found->second.get();
         // Files given as text (the fix loop, the editor) are never cached: they change often.
         ResultCache *cache = texts ? nullptr : options.cache;
         std::string key;

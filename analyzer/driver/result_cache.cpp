@@ -99,6 +99,7 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
   }
   // Where absolute imports are looked for.
   add_strings(key, options.search_paths);
+  key.add(options.search_python_environment ? 1 : 0); // the files found there are in the key
 }
 
 } // namespace
