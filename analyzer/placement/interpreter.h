@@ -8,6 +8,7 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -124,6 +125,11 @@ private:
   static constexpr size_t kMaxJoinedEnvironment = 1024;
   bool environment_too_large() const;
   void assign(const Expr *target, const Value &v, const Expr *value_expr);
+  // The environment entry for a value stored under a string key of a dict held in a local
+  // (`kwargs["decoder_input_ids"] = ids`): "kwargs['decoder_input_ids']", no Python name.
+  std::string_view keyword_entry(std::string_view dict, std::string_view key) {
+    return intern(std::string(dict) + "['" + std::string(key) + "']");
+  }
 
   // ---- expressions (interpreter_expressions.cpp) ----
   Value element_of(const Expr *iterable);
@@ -158,6 +164,8 @@ private:
                               const Args &args);
   // An origin the submodule's method made from its own state, as the caller names it.
   const Origin *seen_from_caller(const Origin *o, std::string_view receiver_path);
+  // `result`: what the call evaluates to, when not the first tensor argument.
+  Value generate_call(const Expr *call, const Args &args, const std::optional<Value> &result);
   static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
   // `super().name` seen from `running`, a method of `unit` or of one of its package bases.
   static const FunctionDef *base_method(const ModuleClass *unit, const FunctionDef *running,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -126,6 +127,17 @@ bool names_device(const Expr *e) {
   return e->kind == ExprKind::Call && callee_leaf(e) == "device";
 }
 
+// `[[token_id]] * batch_size`, `[bos] + ids`: a list repeated or joined is still a list.
+bool builds_list(const Expr *e) {
+  if (!e || e->kind != ExprKind::BinaryOp || e->operands.size() != 2)
+    return false;
+  auto list = [](const Expr *operand) {
+    return operand->kind == ExprKind::Tuple || operand->kind == ExprKind::Comprehension ||
+           builds_list(operand);
+  };
+  return (e->text == "*" || e->text == "+") && (list(e->operands[0]) || list(e->operands[1]));
+}
+
 } // namespace
 
 // The same ModuleList output from this pass or from an earlier one.
@@ -242,9 +254,10 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     if ((leaf == "tensor" || leaf == "as_tensor") && !call->operands.empty() &&
         call->operands.size() > 1) {
       const Expr *data = call->operands[1];
-      // A 0-dim CPU tensor mixes with tensors on any device.
+      // A 0-dim CPU tensor mixes with tensors on any device; `[[token_id]] * batch_size` is
+      // a list, so its tensor has dimensions.
       if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
-          !args.positional[0].has_origins())
+          !builds_list(data) && !args.positional[0].has_origins())
         return Value::neutral();
       // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data.
       if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
@@ -474,6 +487,86 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
   }
 }
 
+// `generate` (transformers' GenerationMixin, outside the package) runs no hook: it makes its own
+// tensors (start tokens, stopping criteria, the growing sequence) on the device of its main input
+// and concatenates and compares the ids it is given with them. A tensor passed to it that was
+// made on the CPU meets that device, wherever the model put the main input.
+Value Interpreter::generate_call(const Expr *call, const Args &args,
+                                 const std::optional<Value> &result) {
+  auto fresh_only = [](const Value &v) {
+    OriginSet out;
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins)
+        if (o->kind == OriginKind::Fresh && !o->maybe_not_tensor)
+          out.push_back(o);
+    return out;
+  };
+  // The main input is a tensor, but an argument that may be a number or None keeps that doubt
+  // for the fix: `generate(input_ids=None, inputs_embeds=...)` has no `input_ids.device`.
+  auto placed = [&](const Value &v) {
+    OriginSet out;
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins) {
+        if (o->kind == OriginKind::Fresh)
+          continue;
+        if (o->maybe_not_tensor || o->defaults_to_none) {
+          Origin &tensor_input = origins_.emplace_back(*o);
+          tensor_input.maybe_not_tensor = false;
+          tensor_input.may_be_none = true;
+          o = &tensor_input;
+        }
+        out.push_back(o);
+      }
+    return out;
+  };
+  Site site;
+  site.kind = SiteKind::Concat;
+  site.expr = call;
+  site.operation = frame_->file ? std::string(frame_->file->source->slice(call->operands[0]->range))
+                                : std::string("generate");
+  std::vector<SiteOperand> fresh;
+  auto consider = [&](const Expr *expr, const Value &v) {
+    if (site.operands.empty())
+      if (OriginSet main = placed(v); !main.empty()) {
+        SiteOperand anchor{expr, main};
+        anchor.keeps_device = true;
+        site.operands.push_back(anchor);
+        return;
+      }
+    if (OriginSet cpu = fresh_only(v); !cpu.empty())
+      fresh.push_back({expr, cpu});
+  };
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    consider(call->operands[i + 1], args.positional[i]);
+  // The ids are what generate concatenates and compares; attention masks and encoder states
+  // go on to the model's forward, whose hooks move them. A `**kwargs` dict may hold the ids.
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    std::string_view name = call->keywords[k].name;
+    const Value &v = args.keywords[k].second;
+    if (name.empty()) {
+      const Expr *dict = call->keywords[k].value;
+      if (site.operands.empty() || dict->kind != ExprKind::Name)
+        continue;
+      for (std::string_view ids : {"inputs", "input_ids", "decoder_input_ids"}) {
+        auto stored = frame_->env.find(keyword_entry(dict->text, ids));
+        if (stored == frame_->env.end())
+          continue;
+        if (OriginSet cpu = fresh_only(stored->second); !cpu.empty())
+          fresh.push_back({dict, cpu});
+      }
+    } else if (name == "inputs" || name == "input_ids" || name == "decoder_input_ids") {
+      consider(call->keywords[k].value, v);
+    } else if (site.operands.empty() && !placed(v).empty()) {
+      consider(call->keywords[k].value, v); // the main input, by another name (inputs_embeds)
+    }
+  }
+  if (site.operands.empty() || fresh.empty())
+    return result ? *result : first_tensor(args);
+  site.operands.insert(site.operands.end(), fresh.begin(), fresh.end());
+  emit(site);
+  return result ? *result : first_tensor(args);
+}
+
 const FunctionDef *Interpreter::base_method(const ModuleClass *unit, const FunctionDef *running,
                                             std::string_view name) {
   // The class whose method is running, among the unit and its package bases.
@@ -506,9 +599,12 @@ Value Interpreter::eval_call(const Expr *call) {
   // super().method(...): the method of the next package base that defines it, on this self.
   if (callee->kind == ExprKind::Attribute && frame_->unit && frame_->function &&
       callee->operands[0]->kind == ExprKind::Call &&
-      is_name(callee->operands[0]->operands[0], "super"))
+      is_name(callee->operands[0]->operands[0], "super")) {
     if (const FunctionDef *m = base_method(frame_->unit, frame_->function, leaf))
       return call_function(m, call, eval_args(call), true, frame_->unit);
+    if (leaf == "generate")
+      return generate_call(call, eval_args(call), std::nullopt);
+  }
   // self.method(...) / self.child(...)
   if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "self") && frame_->unit) {
     const ModuleClass *unit = frame_->unit;
@@ -516,6 +612,8 @@ Value Interpreter::eval_call(const Expr *call) {
       Args args = eval_args(call);
       if (const FunctionDef *m = unit->find_method(leaf))
         return call_function(m, call, args, true, unit);
+      if (leaf == "generate")
+        return generate_call(call, args, std::nullopt);
       // A buffer registered while running (`self.register_buffer("inv_freq", inv_freq)`) is
       // that value from now on: dispatch moved the one it replaced, not this one.
       if ((leaf == "register_buffer" || leaf == "register_parameter") &&
@@ -651,6 +749,13 @@ Value Interpreter::eval_call(const Expr *call) {
         }
       }
       Value target = eval_attribute(callee);
+      if (leaf == "generate" && receiver.kind == Value::Kind::Module &&
+          !(receiver.module_class && receiver.module_class->find_method(leaf))) {
+        Args args = eval_args(call);
+        Value result = generate_call(call, args, target);
+        bool module = target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem;
+        return module ? module_call(target, call, args) : result;
+      }
       if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
         return module_call(target, call, eval_args(call));
       eval_args(call);

@@ -279,6 +279,13 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
   case ExprKind::Subscript: {
     // a[idx] = b: the stored tensor and a tensor index must be on a's device.
     Value base = eval(target->operands[0]);
+    // `kwargs["decoder_input_ids"] = ids`: what a later `**kwargs` passes under that keyword
+    // (see keyword_entry).
+    if (base.kind == Value::Kind::Tuple && target->operands[0]->kind == ExprKind::Name &&
+        target->operands.size() == 2 && target->operands[1]->kind == ExprKind::String) {
+      frame_->env[keyword_entry(target->operands[0]->text, target->operands[1]->text)] = v;
+      break;
+    }
     if (base.kind != Value::Kind::Tensor || !value_expr)
       break;
     Site site;

@@ -141,7 +141,8 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
           std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
                       [&, &g = anchor_group](const auto &p) { return same_device(p.second, g); });
       bool submodule = anchor_origin->kind == OriginKind::Child ||
-                       anchor_origin->kind == OriginKind::LayerIteration;
+                       anchor_origin->kind == OriginKind::LayerIteration ||
+                       anchor_origin->kind == OriginKind::Input;
       if (shared || !submodule || operands[i].groups.empty())
         continue;
       if (!out.moved_origin) {

@@ -104,6 +104,8 @@ Value Interpreter::input_for(const Parameter &p) {
       make_origin(skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
   const_cast<Origin *>(origin)->maybe_not_tensor =
       p.annotation.find("Tensor") == std::string_view::npos;
+  const_cast<Origin *>(origin)->defaults_to_none =
+      p.default_value && p.default_value->kind == ExprKind::NoneLiteral;
   Value v = tensor(origin);
   if (p.variadic)
     v.kind = Value::Kind::Tuple;
