@@ -209,6 +209,7 @@ void Interpreter::exec_loop(const Stmt *s) {
     element = element_of(s->value);
   else
     eval(s->value);
+  loop_elements_.push_back(origins_of(element));
   if (environment_too_large()) {
     if (s->kind == StmtKind::For)
       assign(s->targets[0], element, nullptr);
@@ -216,6 +217,7 @@ void Interpreter::exec_loop(const Stmt *s) {
     frame_->terminated = false;
     --loop_depth_;
     loops_.pop_back();
+    loop_elements_.pop_back();
     exec_block(s->orelse);
     return;
   }
@@ -237,6 +239,7 @@ void Interpreter::exec_loop(const Stmt *s) {
   frame_->env = std::move(after);
   --loop_depth_;
   loops_.pop_back();
+  loop_elements_.pop_back();
   exec_block(s->orelse);
 }
 
