@@ -55,6 +55,8 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
     return "argument `" + label + "`" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
+  case OriginKind::HeldState:
+    return "state `" + label + "` held by an argument object" + line;
   }
   return label + line;
 }
@@ -78,6 +80,8 @@ std::string short_cpp_origin(const Origin &o, const Site &site) {
     return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
   case OriginKind::LiteralDevice:
     return "on `" + label + "`";
+  case OriginKind::HeldState:
+    return "state `" + label + "`";
   }
   return label;
 }
@@ -130,6 +134,9 @@ std::string describe_origin(const Origin &o, const Site &site) {
     return "skip-key argument `" + label + "`, left where it was created" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
+  case OriginKind::HeldState:
+    return "`" + label + "`, allocated once, on one device, by whoever built `" +
+           label.substr(0, label.find('.')) + "`; no hook moves the tensors an object holds" + line;
   }
   return label + line;
 }
@@ -160,6 +167,8 @@ std::string short_origin(const Origin &o, const Site &site) {
     return "skip key `" + label + "`";
   case OriginKind::LiteralDevice:
     return "on `" + label + "`";
+  case OriginKind::HeldState:
+    return "`" + label + "`, allocated once by its holder's builder";
   }
   return label;
 }

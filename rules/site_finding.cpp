@@ -64,7 +64,13 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
                         m.moved_origin->kind == OriginKind::PlainTensor ||
                         m.anchor_origin->kind == OriginKind::Fresh;
-  if (!state_or_fresh && !facts.why.empty())
+  bool held = m.moved_origin->kind == OriginKind::HeldState ||
+              m.anchor_origin->kind == OriginKind::HeldState;
+  if (held)
+    f.why = "a state object (a cache) is built once, with its tensors on one device, and handed "
+            "to every layer; hooks move tensor arguments, not the tensors an object holds, so "
+            "a layer on another device reads them where they were allocated";
+  else if (!state_or_fresh && !facts.why.empty())
     f.why = facts.why;
   if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
     f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";

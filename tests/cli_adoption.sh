@@ -110,6 +110,19 @@ rm pyproject.toml
 printf 'def helper():\n    return 1\n' > helpers.py
 run 1 "a new file beside the package" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: result with a new helper differs"; fail=1; }
+# Checking one file, the sibling it imports is read as context: it is part of the key too. A warm
+# run finds its entry without lowering (the manifest lists the sibling), and a changed sibling is a
+# miss that stores a new entry.
+rm -rf .devlint_cache
+run 0 "one file, cold" -- "$devlint" check --output-format json modeling_tiny_top.py
+cold_entries=$(find .devlint_cache -name '*.json' | wc -l)
+run 0 "one file, warm" -- "$devlint" check --output-format json modeling_tiny_top.py
+[ "$(find .devlint_cache -name '*.json' | wc -l)" = "$cold_entries" ] ||
+  { echo "FAIL: a warm run of an unchanged package stored a new entry"; fail=1; }
+printf '\n# changed\n' >> modeling_tiny.py
+run 0 "one file, its imported sibling changed" -- "$devlint" check --output-format json modeling_tiny_top.py
+[ "$(find .devlint_cache -name '*.json' | wc -l)" -gt "$cold_entries" ] ||
+  { echo "FAIL: a changed imported sibling was not re-analyzed"; fail=1; }
 # Corrupt and truncated entries fall back to analysis.
 for entry in $(find .devlint_cache -name '*.json'); do
   head -c 40 "$entry" > "$entry.cut" && mv "$entry.cut" "$entry"

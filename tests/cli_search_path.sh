@@ -63,6 +63,26 @@ chmod +x "$tmp/fake-python"
 DEVLINT_PYTHON="$tmp/fake-python" run 1 "the environment's site-packages by default" -- \
   "$devlint" check --no-cache --output-format json "$model"
 cmp -s "$tmp/out" "$tmp/with_site.json" || { echo "FAIL: environment search differs"; fail=1; }
+# Asked only when a module is not found on the other search paths: a package whose bases are
+# all its own or PyTorch's never starts the interpreter.
+cat >"$tmp/counting-python" <<PY
+#!/bin/sh
+echo asked >>"$tmp/asked"
+printf '%s\n' "$tmp/site"
+PY
+chmod +x "$tmp/counting-python"
+mkdir -p "$tmp/plain"
+printf 'import torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x\n' \
+  >"$tmp/plain/modeling_plain.py"
+DEVLINT_PYTHON="$tmp/counting-python" run 0 "no absolute-import base: the environment is not asked" -- \
+  "$devlint" check --no-cache --output-format concise "$tmp/plain"
+[ ! -e "$tmp/asked" ] || { echo "FAIL: python3 was asked without need"; fail=1; }
+DEVLINT_PYTHON="$tmp/counting-python" run 1 "found on --search-path: the environment is not asked" -- \
+  "$devlint" check --no-cache --search-path "$tmp/site" --output-format concise "$tmp/plain" "$model"
+[ ! -e "$tmp/asked" ] || { echo "FAIL: python3 was asked though --search-path had it"; fail=1; }
+DEVLINT_PYTHON="$tmp/counting-python" run 1 "asked once when needed" -- \
+  "$devlint" check --no-cache --output-format concise "$model"
+[ "$(cat "$tmp/asked" 2>/dev/null)" = asked ] || { echo "FAIL: python3 not asked exactly once"; fail=1; }
 DEVLINT_PYTHON="$tmp/fake-python" run 0 "--isolated ignores the environment" -- \
   "$devlint" check --no-cache --isolated --output-format concise "$model"
 DEVLINT_PYTHON="$tmp/no-such-python" run 0 "no interpreter: the run goes on" -- \

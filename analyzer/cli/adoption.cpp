@@ -10,6 +10,7 @@
 
 #include "driver/fix_files.h"
 #include "driver/result_cache.h"
+#include "driver/search_paths.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -188,7 +189,11 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
   list("include", o.include);
   list("no-split-modules", o.overrides.extra_no_split_modules);
   list("skip-keys", o.overrides.extra_skip_keys);
-  list("search-path", o.search_paths);
+  std::vector<std::string> search_paths = o.search_paths;
+  if (o.search_python_environment)
+    for (const std::string &p : python_environment_paths_once())
+      search_paths.push_back(p);
+  list("search-path", search_paths);
   list("unfixable", o.unfixable);
   out << "report-unused-suppressions = " << (o.report_unused_suppressions ? "true" : "false")
       << "\n";

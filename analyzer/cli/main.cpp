@@ -294,9 +294,9 @@ int main(int argc, char **argv) {
   }
   for (const std::string &p : search_paths)
     cli.search_paths.push_back(std::filesystem::absolute(p).lexically_normal().generic_string());
-  // The active Python environment's site-packages, as type checkers find it: asked once a run.
-  if (!isolated)
-    cli.environment_paths = devlint::python_environment_paths();
+  // The active Python environment's site-packages, as type checkers find it: asked once a run,
+  // when an import is not found on the other search paths.
+  cli.python_environment = !isolated;
   if (paths.empty())
     paths.push_back(".");
   devlint::SourceTexts stdin_texts = devlint::read_stdin_paths(paths, adoption);

@@ -50,9 +50,11 @@ struct CheckOptions {
   std::string unfixable_source;            // where `unfixable` was set, for the note
   PlacementSettings placement;             // ranking/narrowing by simulated placements
   CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
-  // Where absolute imports are looked for, in order (--search-path, `search-path`, the Python
-  // environment): base classes from outside the package are read there (driver/search_paths.h).
+  // Where absolute imports are looked for, in order (--search-path, then `search-path`), and
+  // whether the Python environment's import paths come after them (not with --isolated): base
+  // classes from outside the package are read there (driver/search_paths.h).
   std::vector<std::string> search_paths;
+  bool search_python_environment = false;
   // Run-wide (read from the options given to check_paths, not per directory): the result cache
   // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
   // and a callback after each package, for progress bars (called under a lock).

@@ -154,8 +154,8 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   o.cpp.build_dir = cli.build_dir;
   o.cpp.pch_dir = cli.pch_dir;
   // As a type checker: the command line's paths, the configuration's, then the environment's.
-  const std::vector<std::string> *in_order[] = {&cli.search_paths, &config_search_paths,
-                                                &cli.environment_paths};
+  o.search_python_environment = cli.python_environment;
+  const std::vector<std::string> *in_order[] = {&cli.search_paths, &config_search_paths};
   for (const std::vector<std::string> *paths : in_order)
     for (const std::string &p : *paths)
       if (std::find(o.search_paths.begin(), o.search_paths.end(), p) == o.search_paths.end())

@@ -31,8 +31,8 @@ struct CommandLineSettings {
   std::string libtorch_dir;    // --libtorch
   std::string build_dir;       // -p
   std::string pch_dir;         // where the precompiled LibTorch header is cached
-  std::vector<std::string> search_paths;      // --search-path, searched first
-  std::vector<std::string> environment_paths; // the Python environment's, searched last
+  std::vector<std::string> search_paths; // --search-path, searched first
+  bool python_environment = false;       // then the Python environment's (not with --isolated)
 };
 
 enum class ConfigDiscovery {

@@ -193,8 +193,9 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
       python_reported.push_back(source);
   }
   std::unique_ptr<SearchPathResolver> resolver;
-  if (!options.search_paths.empty())
-    resolver = std::make_unique<SearchPathResolver>(options.search_paths);
+  if (!options.search_paths.empty() || options.search_python_environment)
+    resolver = std::make_unique<SearchPathResolver>(options.search_paths,
+                                                    options.search_python_environment);
   if (!syntax.empty())
     for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics, resolver.get()))
       findings.push_back(std::move(f));
@@ -261,11 +262,17 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   };
   std::vector<PackageOutput> outputs(jobs.size());
   // One resolver per list of search paths, shared by the threads: each module is read once.
-  std::map<std::vector<std::string>, std::unique_ptr<SearchPathResolver>> resolvers;
-  for (const PackageJob *job : jobs)
-    if (!job->options->search_paths.empty() && !resolvers.count(job->options->search_paths))
-      resolvers[job->options->search_paths] =
-          std::make_unique<SearchPathResolver>(job->options->search_paths);
+  using SearchKey = std::pair<std::vector<std::string>, bool>;
+  auto search_key = [](const CheckOptions &o) {
+    return SearchKey(o.search_paths, o.search_python_environment);
+  };
+  std::map<SearchKey, std::unique_ptr<SearchPathResolver>> resolvers;
+  for (const PackageJob *job : jobs) {
+    const CheckOptions &o = *job->options;
+    if ((!o.search_paths.empty() || o.search_python_environment) && !resolvers.count(search_key(o)))
+      resolvers[search_key(o)] =
+          std::make_unique<SearchPathResolver>(o.search_paths, o.search_python_environment);
+  }
   HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -325,6 +332,27 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         reported.push_back(file.get());
         out.files.push_back(std::move(file));
       }
+      // Files given as text (the fix loop, the editor) are never cached: they change often.
+      ResultCache *cache = texts ? nullptr : options.cache;
+      std::string direct_key;
+      if (cache && !reported.empty() && !options.discover_only) {
+        // A warm run: the manifest's files read again give the full key, nothing is lowered.
+        direct_key = cache->package_direct_key(reported, package_options);
+        if (auto manifest = cache->load_manifest(direct_key, package_options.max_file_bytes)) {
+          std::vector<const SourceFile *> context;
+          for (const auto &file : manifest->context)
+            context.push_back(file.get());
+          std::string key =
+              cache->package_key(reported, context, package_options, manifest->outside);
+          if (auto cached = cache->load(key, reported)) {
+            for (Finding &f : cached->findings)
+              out.findings.push_back(std::move(f));
+            for (Diagnostic &d : cached->diagnostics)
+              out.diagnostics.push_back(std::move(d));
+            reported.clear();
+          }
+        }
+      }
       if (!reported.empty() && !options.discover_only) {
         std::vector<Diagnostic> analysis_diagnostics;
         std::vector<std::unique_ptr<SyntaxFile>> syntax;
@@ -346,11 +374,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             }
           }
         }
-        SearchPathResolver *resolver = package_options.search_paths.empty()
-                                           ? nullptr
-                                           : resolvers.at(package_options.search_paths).get();
-        // Files given as text (the fix loop, the editor) are never cached: they change often.
-        ResultCache *cache = texts ? nullptr : options.cache;
+        auto found = resolvers.find(search_key(package_options));
+        SearchPathResolver *resolver = found == resolvers.end() ? nullptr : found->second.get();
         std::string key;
         if (cache) {
           // The files on the search paths that the package's imports reach are part of the key.
@@ -362,6 +387,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             outside = resolver->dependencies_of(lowered);
           }
           key = cache->package_key(reported, context, package_options, outside);
+          cache->store_manifest(direct_key, context, outside);
         }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           for (Finding &f : cached->findings)

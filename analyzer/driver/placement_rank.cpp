@@ -98,6 +98,11 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
         return {*d};
     return map.devices_under(path);
   }
+  case OriginKind::HeldState: // allocated by the model where its inputs are: the first GPU
+    for (const auto &[k, d] : map.entries)
+      if (d != "cpu" && d != "disk")
+        return {d};
+    return map.devices();
   case OriginKind::Input: {
     if (unit_path.empty()) { // the root's hook moves inputs to the first GPU of the map
       for (const auto &[k, d] : map.entries)

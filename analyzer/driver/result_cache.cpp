@@ -99,6 +99,7 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
   }
   // Where absolute imports are looked for.
   add_strings(key, options.search_paths);
+  key.add(options.search_python_environment ? 1 : 0); // the files found there are in the key
 }
 
 } // namespace
@@ -327,6 +328,59 @@ void ResultCache::store(const std::string &key, const std::vector<const SourceFi
                     {"files", reported.size()},
                     {"findings", *entry_findings},
                     {"diagnostics", diagnostics_json(diagnostics)}});
+}
+
+std::string ResultCache::package_direct_key(const std::vector<const SourceFile *> &reported,
+                                            const CheckOptions &options) const {
+  CacheKeyBuilder key;
+  key.add("devlint-package-manifest/1").add(build_identity_);
+  add_settings(key, options);
+  key.add(reported.size());
+  for (const SourceFile *file : reported)
+    key.add(file->path).add(file->display_path).add(file->text);
+  return key.hex();
+}
+
+std::optional<PackageManifest> ResultCache::load_manifest(const std::string &direct_key,
+                                                          uint64_t max_file_bytes) const {
+  std::ifstream in(fs::path(entries_) / (direct_key + ".json"), std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  try {
+    json entry = json::parse(in);
+    if (entry.at("key") != direct_key)
+      return std::nullopt;
+    PackageManifest manifest;
+    for (const json &path : entry.at("context")) {
+      Diagnostic ignored;
+      auto file = read_source_file(path.get<std::string>(), max_file_bytes, ignored);
+      if (!file)
+        return std::nullopt;
+      manifest.context.push_back(std::move(file));
+    }
+    for (const json &path : entry.at("outside")) {
+      Diagnostic ignored;
+      auto file = read_source_file(path.get<std::string>(), max_file_bytes, ignored);
+      if (!file)
+        return std::nullopt;
+      manifest.outside.emplace_back(path.get<std::string>(), std::move(file->text));
+    }
+    return manifest;
+  } catch (const std::exception &) { // truncated, corrupt, or written by something else
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store_manifest(const std::string &direct_key,
+                                 const std::vector<const SourceFile *> &context,
+                                 const std::vector<std::pair<std::string, std::string>> &outside) {
+  json context_paths = json::array(), outside_paths = json::array();
+  for (const SourceFile *file : context)
+    context_paths.push_back(file->path);
+  for (const auto &[path, text] : outside)
+    outside_paths.push_back(path);
+  write_entry(direct_key,
+              {{"key", direct_key}, {"context", context_paths}, {"outside", outside_paths}});
 }
 
 std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions &options,

@@ -49,6 +49,12 @@ struct CachedCppUnit {
   CachedPackage result;             // findings keyed to the main file and `headers`
 };
 
+// What a package's key read besides its reported files, as its manifest lists them (read again).
+struct PackageManifest {
+  std::vector<std::unique_ptr<SourceFile>> context;         // siblings, in key order
+  std::vector<std::pair<std::string, std::string>> outside; // search-path files: path, text
+};
+
 class ResultCache {
 public:
   // `directory` is the cache root (`.devlint_cache`); entries live in a folder per version.
@@ -68,6 +74,19 @@ public:
   // Best effort: a cache that cannot be written only costs time.
   void store(const std::string &key, const std::vector<const SourceFile *> &reported,
              const std::vector<Finding> &findings, const std::vector<Diagnostic> &diagnostics);
+
+  // A warm run finds a package's entry without lowering anything (as ccache's direct mode): the
+  // direct key hashes only the reported files and the settings, and its manifest lists the other
+  // files the full key read last time (siblings, files on the search paths). They are read again
+  // and the full key recomputed from them, so any change is a miss. A file newly shadowing one on
+  // a search path is not seen until a reported file or a setting changes.
+  std::string package_direct_key(const std::vector<const SourceFile *> &reported,
+                                 const CheckOptions &options) const;
+  // Null on a miss: no manifest, a corrupt one, or a listed file that cannot be read.
+  std::optional<PackageManifest> load_manifest(const std::string &direct_key,
+                                               uint64_t max_file_bytes) const;
+  void store_manifest(const std::string &direct_key, const std::vector<const SourceFile *> &context,
+                      const std::vector<std::pair<std::string, std::string>> &outside);
 
   // A translation unit's key: its text and path, the compile arguments it is parsed with (its
   // compile_commands.json entry or the defaults), the settings, and the size and time of the

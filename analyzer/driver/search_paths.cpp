@@ -182,8 +182,16 @@ std::vector<std::string> python_environment_paths(int timeout_ms) {
   return paths;
 }
 
-SearchPathResolver::SearchPathResolver(std::vector<std::string> search_paths)
-    : paths_(std::move(search_paths)) {}
+const std::vector<std::string> &python_environment_paths_once() {
+  static std::once_flag asked;
+  static std::vector<std::string> paths;
+  std::call_once(asked, [] { paths = python_environment_paths(); });
+  return paths;
+}
+
+SearchPathResolver::SearchPathResolver(std::vector<std::string> search_paths,
+                                       bool python_environment)
+    : paths_(std::move(search_paths)), python_environment_(python_environment) {}
 
 SearchPathResolver::~SearchPathResolver() = default;
 
@@ -226,7 +234,7 @@ const SearchPathResolver::LoadedModule *SearchPathResolver::load_locked(const st
     relative /= module.substr(start, dot - start);
     start = dot + 1;
   }
-  for (const std::string &directory : paths_) {
+  auto search = [&](const std::string &directory) -> bool {
     fs::path base = fs::path(directory) / relative;
     for (bool package : {false, true}) {
       fs::path candidate = package ? base / "__init__.py" : fs::path(base.string() + ".py");
@@ -237,7 +245,7 @@ const SearchPathResolver::LoadedModule *SearchPathResolver::load_locked(const st
       auto source =
           read_source_file(candidate.lexically_normal().string(), kMaxModuleBytes, ignored);
       if (!source)
-        return nullptr; // too large, binary, not UTF-8: not read (Python would not skip it either)
+        return true; // too large, binary, not UTF-8: not read (Python would not skip it either)
       ++files_read_;
       auto loaded = std::make_unique<LoadedModule>();
       loaded->name = module;
@@ -247,9 +255,18 @@ const SearchPathResolver::LoadedModule *SearchPathResolver::load_locked(const st
       loaded->package = build_package({loaded->syntax.get()}, {});
       module_by_path_[loaded->source->path] = loaded.get();
       slot = std::move(loaded);
-      return slot.get();
+      return true;
     }
-  }
+    return false;
+  };
+  for (const std::string &directory : paths_)
+    if (search(directory))
+      return slot.get();
+  // The Python environment is asked only now: most runs never need it.
+  if (python_environment_)
+    for (const std::string &directory : python_environment_paths_once())
+      if (search(directory))
+        return slot.get();
   return nullptr;
 }
 

@@ -25,10 +25,14 @@ namespace devlint {
 // directories are kept. Empty when the interpreter is missing, fails or is too slow: the search
 // then goes on without it.
 std::vector<std::string> python_environment_paths(int timeout_ms = 5000);
+// The same, asked once a process (the first caller waits; the others share the answer).
+const std::vector<std::string> &python_environment_paths_once();
 
 class SearchPathResolver final : public ExternalClassResolver {
 public:
-  explicit SearchPathResolver(std::vector<std::string> search_paths);
+  // `search_paths` in order; with `python_environment`, the environment's paths after them,
+  // asked only when a module is not found on the others.
+  SearchPathResolver(std::vector<std::string> search_paths, bool python_environment);
   ~SearchPathResolver() override;
 
   const ExternalModelFacts *resolve(std::string_view module, std::string_view name) override;
@@ -59,6 +63,7 @@ private:
 
   std::mutex mutex_;
   std::vector<std::string> paths_;
+  bool python_environment_ = false;
   std::map<std::string, std::unique_ptr<LoadedModule>> modules_; // null: no such module
   std::map<std::pair<std::string, std::string>, Resolution> resolutions_;
   std::map<std::string, const LoadedModule *> module_by_path_;

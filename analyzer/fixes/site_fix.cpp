@@ -156,6 +156,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     finding.no_fix_reason = "the tensors are collected in a list built elsewhere";
     return;
   }
+  for (const Origin *o : site.operands[m.anchor].origins)
+    if (o->may_be_none) {
+      finding.no_fix_reason = "`" + anchor + "` may be None (argument `" + std::string(o->label) +
+                              "` defaults to None), so its device cannot anchor the move";
+      return;
+    }
   // A safe fix only moves values proven to be tensors: `.to()` on an int, None or a list breaks.
   for (size_t i : m.moved) {
     const SiteOperand &operand = site.operands[i];

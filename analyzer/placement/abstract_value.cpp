@@ -111,6 +111,8 @@ void mark_tensor(const Value &v) {
       const_cast<Origin *>(o)->maybe_not_tensor = false;
 }
 
+bool made_on_cpu(const Origin *o) { return o->kind == OriginKind::Fresh && !o->maybe_not_tensor; }
+
 bool has_literal(const Value &v) {
   for (const Origin *o : v.origins)
     if (o->kind == OriginKind::LiteralDevice)

@@ -3,6 +3,7 @@
 // come from (DEVICE_MODEL.md section 3). Values meet at control-flow joins.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -63,5 +64,31 @@ void mark_tensor(const Value &v);
 bool maybe_number(const Expr *index, const Value &v);
 // Placed on a literal device (`.to("cuda:1")`, `.cuda()`).
 bool has_literal(const Value &v);
+
+// A tensor this code made on the CPU: a constructor without `device=`, `.cpu()`.
+bool made_on_cpu(const Origin *o);
+// DEVICE_MODEL.md section 3: a Python number mixes with anything. Beside a CPU tensor, a value
+// that may be one (an unannotated argument, `torch.as_tensor` of one) is taken to be one: were it
+// a tensor on a GPU, the operation would fail on the CPU tensor anyway, and that is checked where
+// the CPU tensor meets the model's activations. So when an origin of some operand is a CPU
+// tensor (`is_cpu`), the origins that may be numbers leave every operand. The one place this
+// rule is decided: for a site's operands (mismatch.cpp, with the placement's notion of CPU) and
+// for the result of an operation (the interpreter, with made_on_cpu).
+template <typename IsCpu>
+void drop_numbers_beside_cpu(std::vector<OriginSet> &operands, IsCpu is_cpu) {
+  bool beside_cpu = false;
+  for (const OriginSet &origins : operands)
+    for (const Origin *o : origins)
+      beside_cpu = beside_cpu || (!o->maybe_not_tensor && is_cpu(o));
+  if (!beside_cpu)
+    return;
+  for (OriginSet &origins : operands)
+    origins.erase(std::remove_if(origins.begin(), origins.end(),
+                                 [](const Origin *o) { return o->maybe_not_tensor; }),
+                  origins.end());
+}
+inline void drop_numbers_beside_cpu(std::vector<OriginSet> &operands) {
+  drop_numbers_beside_cpu(operands, made_on_cpu);
+}
 
 } // namespace devlint

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -67,9 +69,22 @@ private:
   static constexpr int kMaxDoublePassNesting = 3;
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
-  std::vector<const Stmt *> loops_; // loops being run, innermost last
-  std::deque<OriginSet> anchored_;  // anchors of reported sites, pointed to by emit()'s result
+  std::vector<const Stmt *> loops_;      // loops being run, innermost last
+  std::vector<OriginSet> loop_elements_; // per loop being run: what its loop variable holds
+  std::deque<OriginSet> anchored_;       // anchors of reported sites, pointed to by emit()'s result
   std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
+  // Attributes that a state class of the package (a cache: not a module) fills in `__init__`
+  // with tensors allocated on a device it is given (`self.ssm_states = [torch.zeros(...,
+  // device=device) ...]`): read through an argument, they sit where the object was built.
+  std::unordered_set<std::string_view> held_state_attributes_;
+  // Inside a submodule's method inlined for its caller: its sites are the submodule's own,
+  // checked when its methods are analysed with its own inputs, not with the caller's; nor does
+  // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
+  int muted_sites_ = 0;
+  void note_tensor(const Value &v) const {
+    if (muted_sites_ == 0)
+      mark_tensor(v);
+  }
 
   // ---- abstract values, bounded by limits_.max_origins ----
   void add_origins(OriginSet &into, const OriginSet &from) const {
@@ -115,6 +130,11 @@ private:
   static constexpr size_t kMaxJoinedEnvironment = 1024;
   bool environment_too_large() const;
   void assign(const Expr *target, const Value &v, const Expr *value_expr);
+  // The environment entry for a value stored under a string key of a dict held in a local
+  // (`kwargs["decoder_input_ids"] = ids`): "kwargs['decoder_input_ids']", no Python name.
+  std::string_view keyword_entry(std::string_view dict, std::string_view key) {
+    return intern(std::string(dict) + "['" + std::string(key) + "']");
+  }
 
   // ---- expressions (interpreter_expressions.cpp) ----
   Value element_of(const Expr *iterable);
@@ -143,6 +163,14 @@ private:
   Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);
   Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
                       const ModuleClass *unit);
+  // `self.decoder.apply_delay_pattern_mask(ids, mask)`: a submodule's method other than
+  // `forward`, called directly, runs without the submodule's hook; see interpreter_calls.cpp.
+  Value submodule_method_call(const Value &receiver, const FunctionDef *method, const Expr *call,
+                              const Args &args);
+  // An origin the submodule's method made from its own state, as the caller names it.
+  const Origin *seen_from_caller(const Origin *o, std::string_view receiver_path);
+  // `result`: what the call evaluates to, when not the first tensor argument.
+  Value generate_call(const Expr *call, const Args &args, const std::optional<Value> &result);
   static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
   // `super().name` seen from `running`, a method of `unit` or of one of its package bases.
   static const FunctionDef *base_method(const ModuleClass *unit, const FunctionDef *running,

@@ -3,7 +3,9 @@
 #include "placement/interpreter.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -44,21 +46,17 @@ Interpreter::Args Interpreter::eval_args(const Expr *call) {
 }
 
 OriginSet Interpreter::tensor_union(const Args &args) {
-  OriginSet out;
+  std::vector<OriginSet> operands;
   for (const Value &v : args.positional)
     if (v.kind == Value::Kind::Tensor)
-      for (const Origin *o : v.origins)
-        if (std::find(out.begin(), out.end(), o) == out.end())
-          out.push_back(o);
-  // `torch.div(torch.arange(n), size[1])`: beside a CPU tensor, a value that may be a Python
-  // number leaves the result on the CPU (were it a GPU tensor, the call itself fails there).
-  bool cpu_tensor = std::any_of(out.begin(), out.end(), [](const Origin *o) {
-    return o->kind == OriginKind::Fresh && !o->maybe_not_tensor;
-  });
-  if (cpu_tensor)
-    out.erase(
-        std::remove_if(out.begin(), out.end(), [](const Origin *o) { return o->maybe_not_tensor; }),
-        out.end());
+      operands.push_back(v.origins);
+  // `torch.div(torch.arange(n), size[1])`: the result stays on the CPU.
+  drop_numbers_beside_cpu(operands);
+  OriginSet out;
+  for (const OriginSet &origins : operands)
+    for (const Origin *o : origins)
+      if (std::find(out.begin(), out.end(), o) == out.end())
+        out.push_back(o);
   return out;
 }
 
@@ -75,7 +73,7 @@ Value Interpreter::first_tensor(const Args &args) {
 Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
   // The first argument of a layer, a norm or a projection is its input tensor.
   if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
-    mark_tensor(args.positional[0]);
+    note_tensor(args.positional[0]);
   if (callee.kind == Value::Kind::ModuleItem) {
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
     const_cast<Origin *>(o)->loop = loops_.empty() ? nullptr : loops_.back();
@@ -127,6 +125,17 @@ bool names_device(const Expr *e) {
   if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Name)
     return e->text.find("device") != std::string_view::npos;
   return e->kind == ExprKind::Call && callee_leaf(e) == "device";
+}
+
+// `[[token_id]] * batch_size`, `[bos] + ids`: a list repeated or joined is still a list.
+bool builds_list(const Expr *e) {
+  if (!e || e->kind != ExprKind::BinaryOp || e->operands.size() != 2)
+    return false;
+  auto list = [](const Expr *operand) {
+    return operand->kind == ExprKind::Tuple || operand->kind == ExprKind::Comprehension ||
+           builds_list(operand);
+  };
+  return (e->text == "*" || e->text == "+") && (list(e->operands[0]) || list(e->operands[1]));
 }
 
 } // namespace
@@ -215,7 +224,8 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
       // same way, so origins that are alternatives of one path (passed in or computed) sit
       // together. Only elements made by different members of a ModuleList may differ.
       for (const Origin *o : origins_of(*list_value))
-        if (o->kind == OriginKind::LayerIteration && !starts_with(o->label, "past")) {
+        if (o->kind == OriginKind::LayerIteration && !o->settled &&
+            !starts_with(o->label, "past")) {
           site.operands.push_back({list, OriginSet{iteration_version(o, false)}});
           site.operands.push_back({list, OriginSet{iteration_version(o, true)}});
           break;
@@ -223,7 +233,7 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     }
     if (list_value && list_value->elements)
       for (const Value &element : *list_value->elements)
-        mark_tensor(element); // torch.cat takes tensors
+        note_tensor(element); // torch.cat takes tensors
     const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     Value out;
     if (list_value)
@@ -244,9 +254,10 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     if ((leaf == "tensor" || leaf == "as_tensor") && !call->operands.empty() &&
         call->operands.size() > 1) {
       const Expr *data = call->operands[1];
-      // A 0-dim CPU tensor mixes with tensors on any device.
+      // A 0-dim CPU tensor mixes with tensors on any device; `[[token_id]] * batch_size` is
+      // a list, so its tensor has dimensions.
       if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
-          !args.positional[0].has_origins())
+          !builds_list(data) && !args.positional[0].has_origins())
         return Value::neutral();
       // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data.
       if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
@@ -300,7 +311,7 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
 }
 
 Value Interpreter::tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
-  mark_tensor(receiver);
+  note_tensor(receiver);
   Args args = eval_args(call);
   if (method == "to" || method == "type_as" || method == "type") {
     const Expr *device_expr = nullptr;
@@ -407,7 +418,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
   (void)call;
   // A method of the same object sees the attributes this entry has set on `self` so far, and
   // its own settings stay for the caller (`self._set_cache(...)` then `self.cos_cached`).
-  const bool same_self = bound_self && unit && unit == frame_->unit;
+  const bool same_self = bound_self && unit && unit == frame_->unit && muted_sites_ == 0;
   if (same_self)
     for (const auto &[key, value] : frame_->env)
       if (starts_with(key, "self."))
@@ -423,6 +434,137 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
       if (starts_with(key, "self."))
         frame_->env[key] = value;
   return frame.returns;
+}
+
+// The method is analysed as a helper with the caller's arguments: what it returns is derived
+// from them (`torch.where(mask == -1, ids, mask)` is where `ids` and `mask` are), not the
+// submodule's output. What it makes from the submodule's own parameters and children is on the
+// submodule's devices, named from the caller (`self.decoder.proj`).
+Value Interpreter::submodule_method_call(const Value &receiver, const FunctionDef *method,
+                                         const Expr *call, const Args &args) {
+  const size_t first_new = origins_.size();
+  ++muted_sites_;
+  Value out = call_function(method, call, args, true, receiver.module_class);
+  --muted_sites_;
+  std::unordered_set<const Origin *> made;
+  for (size_t i = first_new; i < origins_.size(); ++i)
+    made.insert(&origins_[i]);
+  std::function<void(Value &)> rename = [&](Value &v) {
+    for (const Origin *&o : v.origins)
+      if (made.count(o))
+        o = seen_from_caller(o, receiver.path);
+    if (v.elements) {
+      v.elements = std::make_shared<std::vector<Value>>(*v.elements);
+      for (Value &e : *v.elements)
+        rename(e);
+    }
+  };
+  rename(out);
+  // A getter's submodule (`return self.model.embed_tokens`), named from the caller.
+  if ((out.kind == Value::Kind::Module || out.kind == Value::Kind::ModuleItem) && !out.path.empty())
+    out.path = intern(std::string(receiver.path) + "." + std::string(out.path));
+  return out;
+}
+
+const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view receiver_path) {
+  switch (o->kind) {
+  case OriginKind::Child:
+  case OriginKind::Parameter:
+  case OriginKind::LayerIteration:
+  case OriginKind::Input: { // `self.device` of the submodule
+    Origin &copy = origins_.emplace_back(*o);
+    if (o->kind == OriginKind::Input)
+      copy.kind = OriginKind::Child;
+    copy.label = o->kind == OriginKind::Input
+                     ? receiver_path
+                     : intern(std::string(receiver_path) + "." + std::string(o->label));
+    copy.unit = frame_->unit;
+    copy.function = frame_->function;
+    return &copy;
+  }
+  default:
+    return o; // made on the CPU, on a literal device, or wherever a cache was made
+  }
+}
+
+// `generate` (transformers' GenerationMixin, outside the package) runs no hook: it makes its own
+// tensors (start tokens, stopping criteria, the growing sequence) on the device of its main input
+// and concatenates and compares the ids it is given with them. A tensor passed to it that was
+// made on the CPU meets that device, wherever the model put the main input.
+Value Interpreter::generate_call(const Expr *call, const Args &args,
+                                 const std::optional<Value> &result) {
+  auto fresh_only = [](const Value &v) {
+    OriginSet out;
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins)
+        if (o->kind == OriginKind::Fresh && !o->maybe_not_tensor)
+          out.push_back(o);
+    return out;
+  };
+  // The main input is a tensor, but an argument that may be a number or None keeps that doubt
+  // for the fix: `generate(input_ids=None, inputs_embeds=...)` has no `input_ids.device`.
+  auto placed = [&](const Value &v) {
+    OriginSet out;
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins) {
+        if (o->kind == OriginKind::Fresh)
+          continue;
+        if (o->maybe_not_tensor || o->defaults_to_none) {
+          Origin &tensor_input = origins_.emplace_back(*o);
+          tensor_input.maybe_not_tensor = false;
+          tensor_input.may_be_none = true;
+          o = &tensor_input;
+        }
+        out.push_back(o);
+      }
+    return out;
+  };
+  Site site;
+  site.kind = SiteKind::Concat;
+  site.expr = call;
+  site.operation = frame_->file ? std::string(frame_->file->source->slice(call->operands[0]->range))
+                                : std::string("generate");
+  std::vector<SiteOperand> fresh;
+  auto consider = [&](const Expr *expr, const Value &v) {
+    if (site.operands.empty())
+      if (OriginSet main = placed(v); !main.empty()) {
+        SiteOperand anchor{expr, main};
+        anchor.keeps_device = true;
+        site.operands.push_back(anchor);
+        return;
+      }
+    if (OriginSet cpu = fresh_only(v); !cpu.empty())
+      fresh.push_back({expr, cpu});
+  };
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    consider(call->operands[i + 1], args.positional[i]);
+  // The ids are what generate concatenates and compares; attention masks and encoder states
+  // go on to the model's forward, whose hooks move them. A `**kwargs` dict may hold the ids.
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    std::string_view name = call->keywords[k].name;
+    const Value &v = args.keywords[k].second;
+    if (name.empty()) {
+      const Expr *dict = call->keywords[k].value;
+      if (site.operands.empty() || dict->kind != ExprKind::Name)
+        continue;
+      for (std::string_view ids : {"inputs", "input_ids", "decoder_input_ids"}) {
+        auto stored = frame_->env.find(keyword_entry(dict->text, ids));
+        if (stored == frame_->env.end())
+          continue;
+        if (OriginSet cpu = fresh_only(stored->second); !cpu.empty())
+          fresh.push_back({dict, cpu});
+      }
+    } else if (name == "inputs" || name == "input_ids" || name == "decoder_input_ids") {
+      consider(call->keywords[k].value, v);
+    } else if (site.operands.empty() && !placed(v).empty()) {
+      consider(call->keywords[k].value, v); // the main input, by another name (inputs_embeds)
+    }
+  }
+  if (site.operands.empty() || fresh.empty())
+    return result ? *result : first_tensor(args);
+  site.operands.insert(site.operands.end(), fresh.begin(), fresh.end());
+  emit(site);
+  return result ? *result : first_tensor(args);
 }
 
 const FunctionDef *Interpreter::base_method(const ModuleClass *unit, const FunctionDef *running,
@@ -457,9 +599,12 @@ Value Interpreter::eval_call(const Expr *call) {
   // super().method(...): the method of the next package base that defines it, on this self.
   if (callee->kind == ExprKind::Attribute && frame_->unit && frame_->function &&
       callee->operands[0]->kind == ExprKind::Call &&
-      is_name(callee->operands[0]->operands[0], "super"))
+      is_name(callee->operands[0]->operands[0], "super")) {
     if (const FunctionDef *m = base_method(frame_->unit, frame_->function, leaf))
       return call_function(m, call, eval_args(call), true, frame_->unit);
+    if (leaf == "generate")
+      return generate_call(call, eval_args(call), std::nullopt);
+  }
   // self.method(...) / self.child(...)
   if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "self") && frame_->unit) {
     const ModuleClass *unit = frame_->unit;
@@ -467,6 +612,8 @@ Value Interpreter::eval_call(const Expr *call) {
       Args args = eval_args(call);
       if (const FunctionDef *m = unit->find_method(leaf))
         return call_function(m, call, args, true, unit);
+      if (leaf == "generate")
+        return generate_call(call, args, std::nullopt);
       // A buffer registered while running (`self.register_buffer("inv_freq", inv_freq)`) is
       // that value from now on: dispatch moved the one it replaced, not this one.
       if ((leaf == "register_buffer" || leaf == "register_parameter") &&
@@ -517,6 +664,19 @@ Value Interpreter::eval_call(const Expr *call) {
       }
       return args.positional[0];
     }
+    // `IndexMap(indices, num_segments)`: an instance of a plain class of the package is an
+    // object holding tensors, not a tensor: its methods (`index.batch_shape()`) are its own.
+    if (const ModuleClass *cls = pkg_.find_class(name, frame_->file);
+        cls && !cls->is_module && !is_local) {
+      Args args = eval_args(call);
+      Value object;
+      object.kind = Value::Kind::Tuple;
+      for (const Value &v : args.positional)
+        add_origins(object.origins, origins_of(v));
+      for (const auto &kv : args.keywords)
+        add_origins(object.origins, origins_of(kv.second));
+      return object;
+    }
     if (name == "zip" || name == "enumerate") {
       eval_args(call);
       return Value::neutral();
@@ -558,7 +718,44 @@ Value Interpreter::eval_call(const Expr *call) {
             eval_args(call);
             return module_value(intern(std::string(receiver.path) + "." + child->name), child);
           }
+      // A method other than `forward` called directly on a submodule: no hook runs, so its
+      // result is no output of the submodule.
+      const bool direct_method =
+          receiver.kind == Value::Kind::Module && leaf != "forward" && leaf != "__call__" &&
+          !(receiver.module_class && receiver.module_class->find_child(leaf));
+      if (direct_method && receiver.module_class)
+        if (const FunctionDef *method = receiver.module_class->find_method(leaf))
+          return submodule_method_call(receiver, method, call, eval_args(call));
+      // A submodule of a class the package does not name (`AutoModel.from_config(...)`): the
+      // package's one method of that name, when it has one, is the one that runs. One the
+      // running class has too is a delegation (`get_input_embeddings`), not that method.
+      if (direct_method && !receiver.module_class &&
+          !(frame_->unit && frame_->unit->find_method(leaf))) {
+        const ModuleClass *owner = nullptr;
+        const FunctionDef *method = nullptr;
+        bool ambiguous = false;
+        for (const auto &cls : pkg_.classes)
+          if (const FunctionDef *m = cls->find_method(leaf)) {
+            ambiguous = ambiguous || (method && method != m);
+            if (!method) {
+              method = m;
+              owner = cls.get();
+            }
+          }
+        if (method && !ambiguous) {
+          Value known = receiver;
+          known.module_class = owner;
+          return submodule_method_call(known, method, call, eval_args(call));
+        }
+      }
       Value target = eval_attribute(callee);
+      if (leaf == "generate" && receiver.kind == Value::Kind::Module &&
+          !(receiver.module_class && receiver.module_class->find_method(leaf))) {
+        Args args = eval_args(call);
+        Value result = generate_call(call, args, target);
+        bool module = target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem;
+        return module ? module_call(target, call, args) : result;
+      }
       if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
         return module_call(target, call, eval_args(call));
       eval_args(call);
@@ -578,7 +775,27 @@ Value Interpreter::eval_call(const Expr *call) {
           Value updated;
           updated.kind = Value::Kind::Tuple;
           updated.origins = origins_of(list);
-          add_origins(updated.origins, origins_of(added));
+          OriginSet appended = origins_of(added);
+          // Inside a loop, a ModuleList output of a loop that has already finished (`anchors`
+          // made on `source_flatten.device` at every level) is one value at every append: the
+          // elements do not differ by it. What a loop variable takes from a list of such
+          // outputs (`for source in sources`) differs per pass.
+          auto per_pass = [this](const Origin *o) {
+            for (const OriginSet &element : loop_elements_)
+              for (const Origin *e : element)
+                if (same_origin(e, o))
+                  return true;
+            return false;
+          };
+          for (const Origin *&o : appended)
+            if (o->kind == OriginKind::LayerIteration && !o->settled && o->loop &&
+                !loops_.empty() &&
+                std::find(loops_.begin(), loops_.end(), o->loop) == loops_.end() && !per_pass(o)) {
+              Origin &copy = origins_.emplace_back(*o);
+              copy.settled = true;
+              o = &copy;
+            }
+          add_origins(updated.origins, appended);
           list = updated;
         }
         return Value::neutral();

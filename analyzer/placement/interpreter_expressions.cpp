@@ -251,11 +251,21 @@ Value Interpreter::eval_attribute(const Expr *e) {
   }
   case Value::Kind::Tensor:
     if (attr == "device" || attr == "shape" || attr == "dtype")
-      mark_tensor(base);
+      note_tensor(base);
     if (attr == "device")
       return device_of(base);
     if (torch_catalog::is_non_tensor_attribute(attr))
       return Value::neutral();
+    // `cache_params.ssm_states` inside a module: the state object came in as an argument, its
+    // tensors stayed where its builder allocated them.
+    if (frame_->unit && held_state_attributes_.count(attr) && object->kind == ExprKind::Name &&
+        std::all_of(base.origins.begin(), base.origins.end(), [&](const Origin *o) {
+          return (o->kind == OriginKind::Input || o->kind == OriginKind::Skip) &&
+                 !o->layer_caches && o->label == object->text; // the argument itself
+        }))
+      return tensor(make_origin(OriginKind::HeldState,
+                                intern(std::string(object->text) + "." + std::string(attr)),
+                                e->range));
     return base;
   case Value::Kind::Tuple:
     if (torch_catalog::is_non_tensor_attribute(attr))
@@ -279,7 +289,12 @@ Value Interpreter::eval_subscript(const Expr *e) {
   Value base = eval(e->operands[0]);
   switch (base.kind) {
   case Value::Kind::Module: {
-    if (!base.child || (base.child->kind == ChildKind::Single && !base.child->is_container))
+    // `self.decoder.class_embed[-1]`: a container the submodule's class does not declare (set
+    // from outside) still holds modules: calling an element is that element's output.
+    const bool undeclared =
+        !base.child && !base.module_class && base.path.find('.') != base.path.npos;
+    if (!undeclared &&
+        (!base.child || (base.child->kind == ChildKind::Single && !base.child->is_container)))
       return Value::neutral();
     const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
     if (const Expr *k = constant_index(index)) {
@@ -287,7 +302,7 @@ Value Interpreter::eval_subscript(const Expr *e) {
           std::string(base.path) + "." +
           std::string(frame_->file ? frame_->file->source->slice(k->range) : std::string_view("0"));
       Value v = module_value(intern(text), nullptr);
-      v.module_class = base.child->resolved;
+      v.module_class = base.child ? base.child->resolved : nullptr;
       return v;
     }
     for (size_t i = 1; i < e->operands.size(); ++i)
@@ -392,25 +407,14 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
     return r_tensor ? r : Value::neutral();
   if (!r_tensor)
     return l;
-  // A CPU tensor with a value that may be a Python number (`arange(n) * -scale`, `scale` an
-  // unannotated argument) stays on the CPU: were the other a tensor on a GPU, this very site
-  // fails and is checked above. Keeping the argument as an origin would make the CPU table
-  // look like a tensor from the caller.
-  auto only_cpu = [](const Value &v) {
-    return std::all_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
-      return o->kind == OriginKind::Fresh && !o->maybe_not_tensor;
-    });
-  };
-  auto only_maybe_numbers = [](const Value &v) {
-    return std::all_of(v.origins.begin(), v.origins.end(),
-                       [](const Origin *o) { return o->maybe_not_tensor; });
-  };
-  if (only_cpu(l) && only_maybe_numbers(r))
-    return l;
-  if (only_cpu(r) && only_maybe_numbers(l))
-    return r;
-  Value out = l;
-  add_origins(out.origins, r.origins);
+  // `arange(n) * -scale`, `scale` an unannotated argument: the CPU table stays on the CPU (were
+  // `scale` a tensor on a GPU, this very site fails and is checked above). Keeping the argument
+  // as an origin would make the CPU table look like a tensor from the caller.
+  std::vector<OriginSet> operands{l.origins, r.origins};
+  drop_numbers_beside_cpu(operands);
+  Value out = operands[0].empty() ? r : l;
+  out.origins = operands[0];
+  add_origins(out.origins, operands[1]);
   return anchored_result(reported, out);
 }
 

@@ -209,6 +209,7 @@ void Interpreter::exec_loop(const Stmt *s) {
     element = element_of(s->value);
   else
     eval(s->value);
+  loop_elements_.push_back(origins_of(element));
   if (environment_too_large()) {
     if (s->kind == StmtKind::For)
       assign(s->targets[0], element, nullptr);
@@ -216,6 +217,7 @@ void Interpreter::exec_loop(const Stmt *s) {
     frame_->terminated = false;
     --loop_depth_;
     loops_.pop_back();
+    loop_elements_.pop_back();
     exec_block(s->orelse);
     return;
   }
@@ -237,6 +239,7 @@ void Interpreter::exec_loop(const Stmt *s) {
   frame_->env = std::move(after);
   --loop_depth_;
   loops_.pop_back();
+  loop_elements_.pop_back();
   exec_block(s->orelse);
 }
 
@@ -276,6 +279,13 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
   case ExprKind::Subscript: {
     // a[idx] = b: the stored tensor and a tensor index must be on a's device.
     Value base = eval(target->operands[0]);
+    // `kwargs["decoder_input_ids"] = ids`: what a later `**kwargs` passes under that keyword
+    // (see keyword_entry).
+    if (base.kind == Value::Kind::Tuple && target->operands[0]->kind == ExprKind::Name &&
+        target->operands.size() == 2 && target->operands[1]->kind == ExprKind::String) {
+      frame_->env[keyword_entry(target->operands[0]->text, target->operands[1]->text)] = v;
+      break;
+    }
     if (base.kind != Value::Kind::Tensor || !value_expr)
       break;
     Site site;

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "placement/abstract_value.h"
+
 namespace devlint {
 namespace {
 
@@ -50,16 +52,25 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
                                              (b.kind == Kind::Unit && a.kind == Kind::Literal)));
   };
-  // An unannotated argument next to a CPU tensor is as likely a Python number as a tensor.
-  bool any_cpu = false;
-  for (const Grouped &g : operands)
-    for (const auto &p : g.groups)
-      any_cpu |= p.second.kind == DeviceGroup::Kind::Cpu;
-  if (any_cpu)
-    for (Grouped &g : operands)
-      g.groups.erase(std::remove_if(g.groups.begin(), g.groups.end(),
-                                    [](const auto &p) { return p.first->maybe_not_tensor; }),
-                     g.groups.end());
+  // A value that may be a Python number, next to a CPU tensor, is taken to be one.
+  std::vector<OriginSet> kept(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i)
+    for (const auto &p : operands[i].groups)
+      kept[i].push_back(p.first);
+  drop_numbers_beside_cpu(kept, [&operands](const Origin *o) {
+    return std::any_of(operands.begin(), operands.end(), [o](const Grouped &g) {
+      return std::any_of(g.groups.begin(), g.groups.end(), [o](const auto &p) {
+        return p.first == o && p.second.kind == DeviceGroup::Kind::Cpu;
+      });
+    });
+  });
+  for (size_t i = 0; i < operands.size(); ++i)
+    operands[i].groups.erase(std::remove_if(operands[i].groups.begin(), operands[i].groups.end(),
+                                            [&kept = kept[i]](const auto &p) {
+                                              return std::find(kept.begin(), kept.end(), p.first) ==
+                                                     kept.end();
+                                            }),
+                             operands[i].groups.end());
   // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
   // first operand made by the model's activations (DEVICE_MODEL.md section 4).
   size_t anchor = site.operands.size();
@@ -76,6 +87,15 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     if (activation || site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut)
       anchor = i;
   }
+  // A layer's own parameter anchors rather than state allocated elsewhere: the state moves.
+  auto held = [](const auto &p) { return p.first->kind == OriginKind::HeldState; };
+  if (anchor == site.operands.size())
+    for (size_t i = 0; i < site.operands.size(); ++i)
+      if (!operands[i].groups.empty() && !site.operands[i].is_target &&
+          std::none_of(operands[i].groups.begin(), operands[i].groups.end(), held)) {
+        anchor = i;
+        break;
+      }
   if (anchor == site.operands.size())
     for (size_t i = 0; i < site.operands.size(); ++i)
       if (!operands[i].groups.empty() && !site.operands[i].is_target) {
@@ -130,7 +150,8 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
           std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
                       [&, &g = anchor_group](const auto &p) { return same_device(p.second, g); });
       bool submodule = anchor_origin->kind == OriginKind::Child ||
-                       anchor_origin->kind == OriginKind::LayerIteration;
+                       anchor_origin->kind == OriginKind::LayerIteration ||
+                       anchor_origin->kind == OriginKind::Input;
       if (shared || !submodule || operands[i].groups.empty())
         continue;
       if (!out.moved_origin) {

@@ -18,6 +18,8 @@ enum class OriginKind : uint8_t {
   Fresh,          // a tensor constructor without device= (CPU), or .cpu()
   Skip,           // a skip_keys argument (past_key_values): wherever it was created
   LiteralDevice,  // .to("cuda:1"), .cuda(), device="cuda": label = the device
+  HeldState,      // a tensor an argument object holds, allocated once by whoever built the object
+                  // (a cache's `ssm_states`): label = "cache_params.ssm_states"
 };
 
 struct Origin {
@@ -27,6 +29,10 @@ struct Origin {
   bool in_helper = false;         // made inside an inlined helper, on one of its paths
   bool collected = false;         // LayerIteration gathered by a comprehension, read after it ran
   bool layer_caches = false;      // Skip: the caches of every layer, one per layer's device
+  bool settled = false; // LayerIteration: appended to a list by a later loop, the same every pass
+  bool defaults_to_none = false; // an argument whose default is None
+  bool may_be_none = false;      // an argument taken as a tensor that may still be None: no fix
+                                 // may read its `.device`
   std::string_view label;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)

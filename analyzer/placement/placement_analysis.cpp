@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "model/torch_catalog.h"
 #include "placement/interpreter.h"
 
 namespace devlint {
@@ -19,6 +20,50 @@ bool tensorish_annotation(std::string_view annotation) {
   return false;
 }
 
+// A tensor constructor given a device: `torch.zeros(..., device=device)`.
+bool allocates_on_device(const Expr *e, int depth = 0) {
+  if (!e || depth > 32)
+    return false;
+  if (e->kind == ExprKind::Call && torch_catalog::is_tensor_constructor(callee_leaf(e)) &&
+      e->keyword("device"))
+    return true;
+  for (const Expr *operand : e->operands)
+    if (allocates_on_device(operand, depth + 1))
+      return true;
+  for (const Keyword &k : e->keywords)
+    if (allocates_on_device(k.value, depth + 1))
+      return true;
+  return false;
+}
+
+bool is_self_attribute(const Expr *e) {
+  return e && e->kind == ExprKind::Attribute && is_name(e->operands[0], "self");
+}
+
+// `self.x = ...`, `self.x += [...]`, `self.x.append(...)` with tensors allocated on a device.
+void collect_held_state(const std::vector<Stmt *> &body,
+                        std::unordered_set<std::string_view> &attributes) {
+  for (const Stmt *s : body) {
+    if (!s)
+      continue;
+    if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign) &&
+        allocates_on_device(s->value))
+      for (const Expr *target : s->targets)
+        if (is_self_attribute(target))
+          attributes.insert(target->text);
+    if (s->kind == StmtKind::Expr && s->value && s->value->kind == ExprKind::Call &&
+        allocates_on_device(s->value)) {
+      const Expr *callee = s->value->operands[0];
+      if (callee->kind == ExprKind::Attribute &&
+          (callee->text == "append" || callee->text == "extend") &&
+          is_self_attribute(callee->operands[0]))
+        attributes.insert(callee->operands[0]->text);
+    }
+    collect_held_state(s->body, attributes);
+    collect_held_state(s->orelse, attributes);
+  }
+}
+
 } // namespace
 
 Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimits &limits)
@@ -30,6 +75,10 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
       for (const FunctionDef *m : c->methods)
         file_of_[m] = m->body_file ? m->body_file : file;
   }
+  for (const auto &cls : pkg.classes)
+    if (!cls->is_module)
+      if (const FunctionDef *init = cls->find_method("__init__"))
+        collect_held_state(init->body, held_state_attributes_);
 }
 
 bool Interpreter::is_setup_method(std::string_view name) {
@@ -104,6 +153,8 @@ Value Interpreter::input_for(const Parameter &p) {
       make_origin(skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
   const_cast<Origin *>(origin)->maybe_not_tensor =
       p.annotation.find("Tensor") == std::string_view::npos;
+  const_cast<Origin *>(origin)->defaults_to_none =
+      p.default_value && p.default_value->kind == ExprKind::NoneLiteral;
   Value v = tensor(origin);
   if (p.variadic)
     v.kind = Value::Kind::Tuple;

@@ -23,8 +23,8 @@ const OriginSet *Interpreter::emit_statement_site(Site &site) {
 const OriginSet *Interpreter::emit(Site &site) {
   // Python script code is checked for literal placements only; where code is placed
   // explicitly (LibTorch), script code combining placed tensors is checked like any code.
-  if (frame_->script && site.kind != SiteKind::ModelCall &&
-      !(frame_->file && frame_->file->explicit_placement))
+  if (muted_sites_ > 0 || (frame_->script && site.kind != SiteKind::ModelCall &&
+                           !(frame_->file && frame_->file->explicit_placement)))
     return nullptr;
   site.unit = frame_->unit;
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
@@ -38,7 +38,7 @@ const OriginSet *Interpreter::emit(Site &site) {
 }
 
 void Interpreter::hardcoded(const Expr *e, std::string device) {
-  if (frame_->script || !frame_->unit)
+  if (frame_->script || !frame_->unit || muted_sites_ > 0)
     return;
   // A LibTorch module that places its own children on literal devices (a model split by hand)
   // is meant to run there: its literal devices are the design, not an oversight.
@@ -89,9 +89,9 @@ Value Interpreter::loss_site(const Expr *call, const Args &args, std::string nam
   if (site.operands.size() == 2) {
     // A loss takes tensors: an unannotated `labels` argument is one.
     for (const Value &v : args.positional)
-      mark_tensor(v);
+      note_tensor(v);
     for (const auto &kv : args.keywords)
-      mark_tensor(kv.second);
+      note_tensor(kv.second);
     emit(site);
   }
   return first_tensor(args);

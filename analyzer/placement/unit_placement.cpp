@@ -92,6 +92,14 @@ bool passes(const Expr *call, size_t index, std::string_view name) {
   }
   return false;
 }
+// accelerate walks a module's own parameters, then its children, then its own buffers: the
+// first item is a parameter, if there is one (a `register_buffer` mask comes after the children).
+const ParameterDecl *first_own_parameter(const ModuleClass *cls) {
+  for (const ParameterDecl *p : cls->all_parameters())
+    if (!p->is_buffer)
+      return p;
+  return nullptr;
+}
 } // namespace
 
 PlacementModel::PlacementModel(const Package &package) : package_(package) {
@@ -274,7 +282,7 @@ bool PlacementModel::first_chain_uncached(const ModuleClass *cls, int depth) con
   if (it == parents_.end() || it->second.empty() || cls->is_pretrained_model)
     return true;
   for (const ModuleClass *parent : it->second) {
-    if (!parent->all_parameters().empty())
+    if (first_own_parameter(parent))
       continue;
     for (const ChildDecl *child : parent->all_children()) {
       if (!child->has_parameters)
@@ -299,17 +307,18 @@ std::string PlacementModel::first_item_path(const ModuleClass *cls) const {
           base.find("PreTrainedModel") == std::string::npos)
         return {};
     }
-    auto params = cls->all_parameters();
-    if (!params.empty())
-      return path + params.front()->name;
+    if (const ParameterDecl *param = first_own_parameter(cls))
+      return path + param->name;
     const ChildDecl *first = nullptr;
     for (const ChildDecl *child : cls->all_children())
       if (child->has_parameters) {
         first = child;
         break;
       }
-    if (!first)
-      return path;
+    if (!first) {
+      auto buffers = cls->all_parameters();
+      return buffers.empty() ? path : path + buffers.front()->name;
+    }
     path += first->name;
     if (first->kind != ChildKind::Single)
       path += ".0";
@@ -377,6 +386,13 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
     return {DeviceGroup::Kind::Cpu, "", false};
   case OriginKind::Skip:
     return {};
+  case OriginKind::HeldState: {
+    // Built where the model's inputs are: in a split unit on the first chain, with its inputs.
+    const UnitFacts &held_in = facts(unit);
+    if (held_in.may_split && held_in.on_first_chain)
+      return held_in.input_group;
+    return {DeviceGroup::Kind::Held, "", false};
+  }
   case OriginKind::LiteralDevice:
     return {DeviceGroup::Kind::Literal,
             origin.label == "cuda" ? "cuda:0" : std::string(origin.label), false};
