@@ -334,6 +334,12 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       }
       // Files given as text (the fix loop, the editor) are never cached: they change often.
       ResultCache *cache = texts ? nullptr : options.cache;
+      auto take_cached = [&out](CachedPackage &cached) {
+        for (Finding &f : cached.findings)
+          out.findings.push_back(std::move(f));
+        for (Diagnostic &d : cached.diagnostics)
+          out.diagnostics.push_back(std::move(d));
+      };
       std::string direct_key;
       if (cache && !reported.empty() && !options.discover_only) {
         // A warm run: the manifest's files read again give the full key, nothing is lowered.
@@ -345,10 +351,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           std::string key =
               cache->package_key(reported, context, package_options, manifest->outside);
           if (auto cached = cache->load(key, reported)) {
-            for (Finding &f : cached->findings)
-              out.findings.push_back(std::move(f));
-            for (Diagnostic &d : cached->diagnostics)
-              out.diagnostics.push_back(std::move(d));
+            take_cached(*cached);
             reported.clear();
           }
         }
@@ -390,10 +393,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           cache->store_manifest(direct_key, context, outside);
         }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
-          for (Finding &f : cached->findings)
-            out.findings.push_back(std::move(f));
-          for (Diagnostic &d : cached->diagnostics)
-            out.diagnostics.push_back(std::move(d));
+          take_cached(*cached);
         } else {
           std::vector<Finding> findings =
               check_lowered(syntax, reported, package_options, &analysis_diagnostics, resolver);

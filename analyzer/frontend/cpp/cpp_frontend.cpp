@@ -1400,10 +1400,16 @@ ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendA
   std::unique_ptr<char[]> signal_stack(new char[kSignalStackSize]);
   bool succeeded = false;
   auto run = [&] {
-    stack_t alternate{};
-    alternate.ss_sp = signal_stack.get();
-    alternate.ss_size = kSignalStackSize;
-    sigaltstack(&alternate, nullptr);
+    // A thread may already have one (AddressSanitizer gives every thread its own, and unmaps it
+    // when the thread ends): only a thread without one gets ours.
+    stack_t current{};
+    bool own_stack = sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE);
+    if (own_stack) {
+      stack_t alternate{};
+      alternate.ss_sp = signal_stack.get();
+      alternate.ss_size = kSignalStackSize;
+      sigaltstack(&alternate, nullptr);
+    }
     clang::noteBottomOfStack();
     auto *manager = new clang::FileManager(clang::FileSystemOptions(), overlay(files));
     manager->Retain();
@@ -1413,9 +1419,11 @@ ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendA
     succeeded = invocation->run();
     delete invocation;
     manager->Release();
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
+    if (own_stack) {
+      stack_t off{};
+      off.ss_flags = SS_DISABLE;
+      sigaltstack(&off, nullptr);
+    }
   };
   llvm::CrashRecoveryContext recovery;
   if (!recovery.RunSafelyOnThread(run, clang::DesiredStackSize))
@@ -1615,17 +1623,23 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
   };
   CollectingDiagnostics diags;
   const SourceFile *main_file = &main;
+  // Crash recovery also catches a crash in our own lowering, which runs inside Clang's action:
+  // that one is devlint's defect, not Clang's, and is named so (the C++ fuzz target fails on it).
+  bool lowering = false;
   auto done = [&](clang::ASTContext &ctx) {
+    lowering = true;
     Lowerer lowerer(ctx, unit, *main_file, is_project_file);
     lowerer.run();
+    lowering = false;
   };
   if (run_tool(args, std::make_unique<LowerAction>(done), files, diags) == ToolRun::Crashed) {
     // What the lowering made before the crash is incomplete: nothing of it is reported.
     CppUnit crashed;
     crashed.diagnostics.push_back(
         {Severity::Error, main.display_path, 0, 0,
-         "Clang crashed while parsing this file (a compiler defect on malformed code); not "
-         "analyzed"});
+         lowering ? std::string(kLoweringCrashMessage)
+                  : "Clang crashed while parsing this file (a compiler defect on malformed "
+                    "code); not analyzed"});
     return crashed;
   }
   if (unit.syntax.empty()) {

@@ -37,6 +37,11 @@ struct CppUnit {
 // Texts that stand in for files on disk (the fix loop's fixed texts), by path.
 using CppTexts = std::unordered_map<std::string, std::string>;
 
+// The error a unit gets when devlint's own lowering crashed (recovered, as a Clang crash is).
+inline constexpr const char *kLoweringCrashMessage =
+    "devlint crashed while lowering this file (a devlint defect: please report it with the "
+    "file); not analyzed";
+
 // Parses and lowers `main`. Safe to call from several threads at once.
 CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings,
                   const CppTexts *texts = nullptr);
