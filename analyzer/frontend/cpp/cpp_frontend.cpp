@@ -31,6 +31,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/thread.h>
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -1400,16 +1401,6 @@ ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendA
   std::unique_ptr<char[]> signal_stack(new char[kSignalStackSize]);
   bool succeeded = false;
   auto run = [&] {
-    // A thread may already have one (AddressSanitizer gives every thread its own, and unmaps it
-    // when the thread ends): only a thread without one gets ours.
-    stack_t current{};
-    bool own_stack = sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE);
-    if (own_stack) {
-      stack_t alternate{};
-      alternate.ss_sp = signal_stack.get();
-      alternate.ss_size = kSignalStackSize;
-      sigaltstack(&alternate, nullptr);
-    }
     clang::noteBottomOfStack();
     auto *manager = new clang::FileManager(clang::FileSystemOptions(), overlay(files));
     manager->Retain();
@@ -1419,14 +1410,34 @@ ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendA
     succeeded = invocation->run();
     delete invocation;
     manager->Release();
-    if (own_stack) {
-      stack_t off{};
-      off.ss_flags = SS_DISABLE;
-      sigaltstack(&off, nullptr);
-    }
   };
-  llvm::CrashRecoveryContext recovery;
-  if (!recovery.RunSafelyOnThread(run, clang::DesiredStackSize))
+  bool recovered = true;
+  auto on_thread = [&] {
+    // A thread may already have one (AddressSanitizer gives every thread its own, and unmaps it
+    // when the thread ends): only a thread without one gets ours.
+    stack_t before{};
+    bool own_stack = sigaltstack(nullptr, &before) == 0 && (before.ss_flags & SS_DISABLE);
+    if (own_stack) {
+      stack_t alternate{};
+      alternate.ss_sp = signal_stack.get();
+      alternate.ss_size = kSignalStackSize;
+      sigaltstack(&alternate, nullptr);
+    }
+    llvm::CrashRecoveryContext recovery;
+    recovered = recovery.RunSafely(run);
+    // The thread leaves with the stack it came with, crash or not. LLVM puts a heap-allocated one
+    // of its own on the thread that first registers its signal handlers (Clang does, while it
+    // runs), and AddressSanitizer would unmap that one as its own when the thread ends.
+    stack_t restore = before;
+    if (own_stack) {
+      restore = stack_t{};
+      restore.ss_flags = SS_DISABLE;
+    }
+    sigaltstack(&restore, nullptr);
+  };
+  llvm::thread worker(llvm::Optional<unsigned>(clang::DesiredStackSize), on_thread);
+  worker.join();
+  if (!recovered)
     return ToolRun::Crashed;
   return succeeded ? ToolRun::Succeeded : ToolRun::Failed;
 }
