@@ -85,6 +85,15 @@ DEVLINT_PYTHON="$tmp/counting-python" run 1 "asked once when needed" -- \
 [ "$(cat "$tmp/asked" 2>/dev/null)" = asked ] || { echo "FAIL: python3 not asked exactly once"; fail=1; }
 DEVLINT_PYTHON="$tmp/fake-python" run 0 "--isolated ignores the environment" -- \
   "$devlint" check --no-cache --isolated --output-format concise "$model"
+# devlint devmap reads the same places: the library's no-split classes shape the map.
+run 0 "devmap --isolated: the library's base unknown" -- "$devlint" devmap --isolated "$model"
+grep -q "no-split classes: (none)" "$tmp/out" || { echo "FAIL: devmap --isolated: $(cat "$tmp/out")"; fail=1; }
+run 0 "devmap --search-path" -- "$devlint" devmap --isolated --search-path site "$model"
+grep -q "no-split classes: TinyDecoderLayer" "$tmp/out" ||
+  { echo "FAIL: devmap --search-path: $(cat "$tmp/out")"; fail=1; }
+DEVLINT_PYTHON="$tmp/fake-python" run 0 "devmap asks the environment" -- "$devlint" devmap "$model"
+grep -q "no-split classes: TinyDecoderLayer" "$tmp/out" ||
+  { echo "FAIL: devmap with the environment: $(cat "$tmp/out")"; fail=1; }
 DEVLINT_PYTHON="$tmp/no-such-python" run 0 "no interpreter: the run goes on" -- \
   "$devlint" check --no-cache --output-format concise "$model"
 printf '#!/bin/sh\nsleep 30\n' >"$tmp/slow-python"

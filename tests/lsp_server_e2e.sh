@@ -45,6 +45,44 @@ assert code == 1, code                                        # the client went 
 print("ok: the server answers protocol errors and keeps serving; exit codes as the spec says")
 PY
 
+# Search paths as `devlint check` has them: the Python environment's ($DEVLINT_PYTHON stands in
+# for python3) unless `isolated`, and `searchPaths` from initializationOptions.
+cp -r "$source_dir/tests/data/search_path" "$tmp/search_path"
+printf '#!/bin/sh\nprintf "%%s\\n" "%s"\n' "$tmp/search_path/site" > "$tmp/fake-python"
+chmod +x "$tmp/fake-python"
+DEVLINT_PYTHON="$tmp/fake-python" python3 - "$devlint" "$tmp/search_path" <<'PY' || exit 1
+import json, os, subprocess, sys
+root = sys.argv[2]
+path = os.path.join(root, "project/tiny_vlm/modeling_tiny_vlm.py")
+def frame(o):
+    body = json.dumps(o).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+def diagnostics(options):
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {}, "initializationOptions": options}}
+    opened = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": "file://" + path, "languageId": "python", "version": 1, "text": open(path).read()}}}
+    messages = [init, {"jsonrpc": "2.0", "method": "initialized", "params": {}}, opened,
+                {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
+    r = subprocess.run([sys.argv[1], "server"], input=b"".join(frame(m) for m in messages),
+                       capture_output=True, timeout=60, cwd=root)
+    out, found = r.stdout, []
+    while out:
+        header, _, rest = out.partition(b"\r\n\r\n")
+        length = int(header.split(b":")[1])
+        reply = json.loads(rest[:length])
+        if reply.get("method") == "textDocument/publishDiagnostics":
+            found = sorted((d["code"], d["range"]["start"]["line"] + 1) for d in reply["params"]["diagnostics"])
+        out = rest[length:]
+    return found
+want = [("DL001", 35), ("DL002", 19)]
+assert diagnostics({}) == want, diagnostics({})
+assert diagnostics({"isolated": True}) == [], diagnostics({"isolated": True})
+site = os.path.join(root, "site")
+assert diagnostics({"isolated": True, "searchPaths": [site]}) == want
+print("ok: the server reads base classes from the environment and from searchPaths")
+PY
+
 command -v nvim >/dev/null || { echo "SKIP: nvim is not installed (Debian package neovim)"; exit 77; }
 
 project="$tmp/project"

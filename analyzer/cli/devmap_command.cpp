@@ -227,6 +227,8 @@ CheckResult check_code_under_map(const DevmapFlags &flags) {
   options.placement.dtype = flags.dtype;
   options.overrides.hand_made_maps = true;
   options.overrides.extra_no_split_modules = flags.no_split_modules;
+  options.search_paths = flags.search_paths;
+  options.search_python_environment = !flags.isolated;
   return check_paths({flags.model_dir}, options);
 }
 
@@ -347,6 +349,13 @@ CLI::App *add_devmap_command(CLI::App &app, DevmapFlags &flags) {
                   "Treat this class as listed in _no_split_modules (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--search-path", flags.search_paths,
+                  "Also look for imported base classes here, before the Python environment's "
+                  "paths (repeatable; as `devlint check --search-path`)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("--isolated", flags.isolated,
+                "Do not ask the Python environment for its import paths");
   return cmd;
 }
 
@@ -356,6 +365,8 @@ int run_devmap(const DevmapFlags &flags) {
   options.model_class = flags.model_class;
   options.dtype = flags.dtype;
   options.extra_no_split_modules = flags.no_split_modules;
+  options.search_paths = flags.search_paths;
+  options.search_python_environment = !flags.isolated;
   auto setup = load_model_setup(flags.model_dir, options);
   for (const Diagnostic &d : setup->diagnostics)
     std::cerr << "warning: " << d.path << ": " << d.message << "\n";

@@ -21,6 +21,8 @@ struct DevmapFlags {
   std::string output_format = "table";
   bool list_tensors = false;
   std::vector<std::string> no_split_modules;
+  std::vector<std::string> search_paths;
+  bool isolated = false; // no Python environment on the search paths
 };
 
 CLI::App *add_devmap_command(CLI::App &app, DevmapFlags &flags);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "driver/check_run.h"
+#include "driver/search_paths.h"
 #include "frontend/python/python_frontend.h"
 
 namespace devlint {
@@ -164,6 +165,11 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
   }
   PackageOverrides overrides;
   overrides.extra_no_split_modules = options.extra_no_split_modules;
+  if (!options.search_paths.empty() || options.search_python_environment) {
+    setup->external_classes = std::make_unique<SearchPathResolver>(
+        options.search_paths, options.search_python_environment);
+    overrides.external_classes = setup->external_classes.get();
+  }
   setup->package = build_package(files, overrides);
   finish(*setup, *setup->package, directory, options, {});
   return setup;

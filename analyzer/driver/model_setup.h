@@ -18,9 +18,15 @@ struct ModelSetupOptions {
   std::string model_class;  // --model-class (empty: choose_root_class)
   std::string dtype;        // --dtype (empty: torch_dtype of the config, else bf16)
   std::vector<std::string> extra_no_split_modules;
+  // Where base classes imported from outside the package are read (driver/search_paths.h), as
+  // `devlint check` finds them.
+  std::vector<std::string> search_paths;
+  bool search_python_environment = false;
 };
 
 struct ModelSetup {
+  // Before the package: the package refers to what it resolved.
+  std::unique_ptr<ExternalClassResolver> external_classes;
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::unique_ptr<Package> package;

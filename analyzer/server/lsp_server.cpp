@@ -87,6 +87,7 @@ json range_of_offsets(const SourceFile &file, uint32_t begin, uint32_t end) {
 
 // The settings an editor may set over the configuration files.
 struct EditorSettings {
+  EditorSettings() { command_line.python_environment = true; } // as `devlint check`
   CommandLineSettings command_line;
   std::string configuration; // a configuration file for every document
   bool isolated = false;
@@ -276,13 +277,15 @@ private:
       s.command_line.select = select;
     for (const auto &[key, into] : {std::pair<const char *, std::vector<std::string> *>{
                                         "noSplitModules", &s.command_line.no_split_modules},
-                                    {"skipKeys", &s.command_line.skip_keys}})
+                                    {"skipKeys", &s.command_line.skip_keys},
+                                    {"searchPaths", &s.command_line.search_paths}})
       if (options.contains(key))
         for (const json &value : options[key])
           if (value.is_string())
             into->push_back(value);
     s.configuration = options.value("configuration", "");
     s.isolated = options.value("isolated", false);
+    s.command_line.python_environment = !s.isolated;
     if (options.contains("unsafeFixes") && options["unsafeFixes"].is_boolean())
       s.unsafe_fixes = options["unsafeFixes"].get<bool>();
     s.command_line.jobs = 1;
