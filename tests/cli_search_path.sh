@@ -103,6 +103,18 @@ DEVLINT_PYTHON="$tmp/slow-python" run 0 "a hanging interpreter is given up" -- \
   "$devlint" check --no-cache --output-format concise "$model"
 [ $(($(date +%s) - start)) -lt 25 ] || { echo "FAIL: waited for a hanging interpreter"; fail=1; }
 
+# A package directory wins over a module file of the same name, as Python imports it.
+cp -r site "$tmp/shadowed"
+printf 'class TinyPreTrainedModel:\n    pass\n' >"$tmp/shadowed/fakelib.py"
+run 1 "a package wins over a module of the same name" -- \
+  "$devlint" check --no-cache --isolated --search-path "$tmp/shadowed" --output-format json "$model"
+python3 - "$tmp/out" "$tmp/with_site.json" <<'PY' || fail=1
+import json, sys
+a, b = (sorted((f["code"], f["location"]["row"]) for f in json.load(open(p))) for p in sys.argv[1:])
+if a != b:
+    sys.exit(f"FAIL: the module file shadowed the package: {a} != {b}")
+PY
+
 # A bad search path (missing, a file) finds nothing and is no error; a cycle of re-exports ends.
 printf 'x' >"$tmp/a-file"
 run 0 "missing and non-directory search paths" -- \

@@ -236,7 +236,9 @@ const SearchPathResolver::LoadedModule *SearchPathResolver::load_locked(const st
   }
   auto search = [&](const std::string &directory) -> bool {
     fs::path base = fs::path(directory) / relative;
-    for (bool package : {false, true}) {
+    // A regular package (a directory with __init__.py) wins over a module file of the same name,
+    // as in Python's path finder; a directory without one (a namespace portion) does not.
+    for (bool package : {true, false}) {
       fs::path candidate = package ? base / "__init__.py" : fs::path(base.string() + ".py");
       std::error_code ec;
       if (!fs::is_regular_file(candidate, ec))
