@@ -81,6 +81,9 @@ private:
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
   int muted_sites_ = 0;
+  // Arguments of a submodule's `forward` that no call in the package passes: None there.
+  std::unordered_set<const Parameter *> unpassed_arguments_;
+  void find_unpassed_arguments();
   void note_tensor(const Value &v) const {
     if (muted_sites_ == 0)
       mark_tensor(v);

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "model/torch_catalog.h"
 #include "placement/interpreter.h"
@@ -64,7 +66,216 @@ void collect_held_state(const std::vector<Stmt *> &body,
   }
 }
 
+// What the package's code does with a submodule held in an attribute: the calls that run it
+// (`self.encoding(dims, device=d)`, `self.encoding.forward(...)`) and whether it escapes them
+// (passed on, stored, `self.encoding.__call__` handed to checkpointing), when the calls seen are
+// not all that run it.
+struct ChildUses {
+  struct CallShape {
+    size_t positional = 0;
+    bool star = false; // `*args` or `**kwargs`: any argument may be passed
+    std::vector<std::string_view> keywords;
+  };
+  std::vector<CallShape> calls;
+  bool escapes = false;
+};
+
+class ChildUseScanner {
+public:
+  ChildUseScanner(const std::unordered_set<std::string_view> &names,
+                  std::unordered_map<std::string_view, ChildUses> &uses,
+                  std::unordered_map<std::string_view, size_t> &class_mentions)
+      : names_(names), uses_(uses), class_mentions_(class_mentions) {}
+
+  // The class whose methods are scanned next: its `self.x` names a child only where it declares
+  // one. Null outside classes.
+  void set_owner(const ModuleClass *owner) { owner_ = owner; }
+  void function(const FunctionDef *fn) {
+    if (!fn || !visited_.insert(fn).second)
+      return;
+    for (const Parameter &p : fn->parameters)
+      expr(p.default_value, nullptr);
+    stmts(fn->body);
+  }
+  void stmts(const std::vector<Stmt *> &body) {
+    for (const Stmt *s : body)
+      stmt(s);
+  }
+
+private:
+  const std::unordered_set<std::string_view> &names_;
+  std::unordered_map<std::string_view, ChildUses> &uses_;
+  std::unordered_map<std::string_view, size_t> &class_mentions_;
+  std::unordered_set<const FunctionDef *> visited_;
+  const ModuleClass *owner_ = nullptr;
+
+  void stmt(const Stmt *s) {
+    if (!s)
+      return;
+    // `self.encoding = Encoding(...)` declares (or replaces) the child: not a use of it.
+    for (const Expr *t : s->targets)
+      if (!(s->kind == StmtKind::Assign && t && t->kind == ExprKind::Attribute))
+        expr(t, nullptr);
+      else
+        expr(t->operands[0], nullptr);
+    for (const Expr *e : s->items)
+      expr(e, nullptr);
+    expr(s->value, nullptr);
+    stmts(s->body);
+    stmts(s->orelse);
+    for (const auto &h : s->handlers)
+      stmts(h);
+    stmts(s->finalbody);
+    if (s->function)
+      function(s->function);
+    if (s->class_def) {
+      for (const Expr *b : s->class_def->bases)
+        expr(b, nullptr);
+      stmts(s->class_def->body);
+    }
+  }
+  // `self.x` in a class that holds no child `x` (a parameter, an embedding of another name).
+  bool foreign_self(const Expr *e) const {
+    return owner_ && is_name(e->operands[0], "self") && !owner_->find_child(e->text);
+  }
+  void record_call(std::string_view child, const Expr *call) {
+    ChildUses::CallShape shape;
+    for (size_t i = 1; i < call->operands.size(); ++i) {
+      if (call->operands[i]->kind == ExprKind::Starred)
+        shape.star = true;
+      else
+        ++shape.positional;
+    }
+    for (const Keyword &k : call->keywords) {
+      if (k.name.empty())
+        shape.star = true;
+      else
+        shape.keywords.push_back(k.name);
+    }
+    uses_[child].calls.push_back(std::move(shape));
+  }
+  // `parent`: the expression `e` is the object or callee of, when it is one.
+  void expr(const Expr *e, const Expr *parent, int depth = 0) {
+    if (!e || depth > 64)
+      return;
+    if (e->kind == ExprKind::Name && class_mentions_.count(e->text))
+      ++class_mentions_[e->text];
+    if (e->kind == ExprKind::Attribute && names_.count(e->text) && !foreign_self(e)) {
+      bool called = parent && parent->kind == ExprKind::Call && parent->operands[0] == e;
+      bool member = parent && parent->kind == ExprKind::Attribute;
+      if (called)
+        record_call(e->text, parent);
+      else if (!member || parent->text == "__call__")
+        uses_[e->text].escapes = true;
+    }
+    // `self.encoding.forward(...)` runs it as a call does.
+    if (e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Attribute &&
+        e->operands[0]->text == "forward") {
+      const Expr *object = e->operands[0]->operands[0];
+      if (object->kind == ExprKind::Attribute && names_.count(object->text) &&
+          !foreign_self(object))
+        record_call(object->text, e);
+    }
+    for (const Expr *operand : e->operands)
+      expr(operand, e, depth + 1);
+    for (const Keyword &k : e->keywords)
+      expr(k.value, e, depth + 1);
+  }
+};
+
 } // namespace
+
+// A submodule's `forward` argument that defaults to None and that no call of the submodule in
+// the package passes is None whenever it runs (`pos=None` in a position encoding its parent
+// calls as `self.encoding(dims, device=d)`): its origins come from the call sites. Only for
+// classes whose every use the package shows: a child held in plain attributes, never a root
+// model, a base class, an element of a list, a factory's product nor a child that escapes.
+void Interpreter::find_unpassed_arguments() {
+  std::unordered_map<const ModuleClass *, std::vector<std::string_view>> child_names;
+  std::unordered_set<const ModuleClass *> excluded;
+  for (const auto &cls : pkg_.classes) {
+    if (cls->file && cls->file->explicit_placement)
+      excluded.insert(cls.get());
+    for (const ModuleClass *base : cls->bases)
+      excluded.insert(base);
+    for (const ChildDecl &child : cls->children) {
+      if (!child.resolved)
+        continue;
+      if (child.kind != ChildKind::Single)
+        excluded.insert(child.resolved);
+      else
+        child_names[child.resolved].push_back(child.name);
+    }
+  }
+  for (const auto &[dict, classes] : pkg_.class_dicts)
+    for (std::string_view name : classes)
+      if (const ModuleClass *c = pkg_.find_class(name))
+        excluded.insert(c);
+  std::unordered_set<std::string_view> names;
+  std::unordered_map<std::string_view, size_t> class_mentions;
+  for (const auto &[cls, attrs] : child_names) {
+    if (excluded.count(cls) || cls->is_pretrained_model)
+      continue;
+    names.insert(attrs.begin(), attrs.end());
+    class_mentions[cls->name] = 0;
+  }
+  if (names.empty())
+    return;
+  std::unordered_map<std::string_view, ChildUses> uses;
+  ChildUseScanner scanner(names, uses, class_mentions);
+  for (const SyntaxFile *file : pkg_.files)
+    for (const ClassDef *c : file->classes) {
+      scanner.set_owner(pkg_.find_class(c->name, file));
+      for (const FunctionDef *m : c->methods)
+        scanner.function(m);
+      scanner.set_owner(nullptr);
+    }
+  for (const SyntaxFile *file : pkg_.files) {
+    for (const FunctionDef *f : file->functions)
+      scanner.function(f);
+    scanner.stmts(file->body);
+  }
+  for (const auto &[cls, attrs] : child_names) {
+    if (excluded.count(cls) || cls->is_pretrained_model)
+      continue;
+    // Built anywhere but in the declarations seen (a factory, a local, a subclass): unknown calls.
+    auto mentioned = class_mentions.find(cls->name);
+    if (mentioned == class_mentions.end() || mentioned->second != attrs.size())
+      continue;
+    // Its own `forward`: an inherited one runs for the base's other uses too.
+    const auto &methods = cls->def->methods;
+    auto own = std::find_if(methods.begin(), methods.end(),
+                            [](const FunctionDef *m) { return m->name == "forward"; });
+    if (own == methods.end())
+      continue;
+    const FunctionDef *forward = *own;
+    std::vector<const ChildUses::CallShape *> calls;
+    bool known = true;
+    for (std::string_view attr : attrs) {
+      auto it = uses.find(attr);
+      if (it == uses.end() || it->second.escapes) {
+        known = false;
+        break;
+      }
+      for (const auto &shape : it->second.calls)
+        calls.push_back(&shape);
+    }
+    if (!known || calls.empty())
+      continue;
+    for (size_t i = 1; i < forward->parameters.size(); ++i) {
+      const Parameter &p = forward->parameters[i];
+      if (p.variadic || !p.default_value || p.default_value->kind != ExprKind::NoneLiteral)
+        continue;
+      bool passed = std::any_of(calls.begin(), calls.end(), [&](const auto *shape) {
+        return shape->star || shape->positional >= i ||
+               std::find(shape->keywords.begin(), shape->keywords.end(), p.name) !=
+                   shape->keywords.end();
+      });
+      if (!passed)
+        unpassed_arguments_.insert(&p);
+    }
+  }
+}
 
 Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimits &limits)
     : pkg_(pkg), sink_(sink), limits_(limits) {
@@ -79,6 +290,7 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
     if (!cls->is_module)
       if (const FunctionDef *init = cls->find_method("__init__"))
         collect_held_state(init->body, held_state_attributes_);
+  find_unpassed_arguments();
 }
 
 bool Interpreter::is_setup_method(std::string_view name) {
@@ -178,6 +390,10 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
       Value self;
       self.kind = Value::Kind::Self;
       frame.env[p.name] = self;
+      continue;
+    }
+    if (method && unpassed_arguments_.count(&p)) {
+      frame.env[p.name] = Value::neutral(); // None: see find_unpassed_arguments
       continue;
     }
     frame.env[p.name] = input_for(p);
