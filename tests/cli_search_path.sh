@@ -103,6 +103,18 @@ DEVLINT_PYTHON="$tmp/slow-python" run 0 "a hanging interpreter is given up" -- \
   "$devlint" check --no-cache --output-format concise "$model"
 [ $(($(date +%s) - start)) -lt 25 ] || { echo "FAIL: waited for a hanging interpreter"; fail=1; }
 
+# A package directory wins over a module file of the same name, as Python imports it.
+cp -r site "$tmp/shadowed"
+printf 'class TinyPreTrainedModel:\n    pass\n' >"$tmp/shadowed/fakelib.py"
+run 1 "a package wins over a module of the same name" -- \
+  "$devlint" check --no-cache --isolated --search-path "$tmp/shadowed" --output-format json "$model"
+python3 - "$tmp/out" "$tmp/with_site.json" <<'PY' || fail=1
+import json, sys
+a, b = (sorted((f["code"], f["location"]["row"]) for f in json.load(open(p))) for p in sys.argv[1:])
+if a != b:
+    sys.exit(f"FAIL: the module file shadowed the package: {a} != {b}")
+PY
+
 # A bad search path (missing, a file) finds nothing and is no error; a cycle of re-exports ends.
 printf 'x' >"$tmp/a-file"
 run 0 "missing and non-directory search paths" -- \
@@ -136,5 +148,20 @@ sed -i 's/, "TinyVisionProjector"//' site2/fakelib/models/tiny/modeling_tiny.py
 run 1 "another search path re-analyzes" -- \
   "$devlint" check --isolated --search-path site2 --output-format concise "$model"
 grep -q 'DL002' "$tmp/out" || { echo "FAIL: site2 not read"; fail=1; }
+# A module that appears on an earlier search path shadows the one read: a warm run notices.
+mkdir -p first
+run 1 "cold run, an empty first search path" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+for entry in $(find .devlint_cache -name '*.json'); do
+  sed -i 's/may split it/MARKED-CACHE-ENTRY may split it/' "$entry"
+done
+run 1 "warm run, nothing new" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+grep -q MARKED-CACHE-ENTRY "$tmp/out" || { echo "FAIL: the warm run did not use the cache"; fail=1; }
+mkdir -p first/fakelib
+printf 'class TinyPreTrainedModel:\n    pass\n' >first/fakelib/__init__.py
+run 0 "a new shadowing module re-analyzes" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+grep -q MARKED-CACHE-ENTRY "$tmp/out" && { echo "FAIL: stale entry despite a shadowing module"; fail=1; }
 
 exit $fail
