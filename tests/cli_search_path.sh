@@ -148,5 +148,20 @@ sed -i 's/, "TinyVisionProjector"//' site2/fakelib/models/tiny/modeling_tiny.py
 run 1 "another search path re-analyzes" -- \
   "$devlint" check --isolated --search-path site2 --output-format concise "$model"
 grep -q 'DL002' "$tmp/out" || { echo "FAIL: site2 not read"; fail=1; }
+# A module that appears on an earlier search path shadows the one read: a warm run notices.
+mkdir -p first
+run 1 "cold run, an empty first search path" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+for entry in $(find .devlint_cache -name '*.json'); do
+  sed -i 's/may split it/MARKED-CACHE-ENTRY may split it/' "$entry"
+done
+run 1 "warm run, nothing new" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+grep -q MARKED-CACHE-ENTRY "$tmp/out" || { echo "FAIL: the warm run did not use the cache"; fail=1; }
+mkdir -p first/fakelib
+printf 'class TinyPreTrainedModel:\n    pass\n' >first/fakelib/__init__.py
+run 0 "a new shadowing module re-analyzes" -- \
+  "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
+grep -q MARKED-CACHE-ENTRY "$tmp/out" && { echo "FAIL: stale entry despite a shadowing module"; fail=1; }
 
 exit $fail

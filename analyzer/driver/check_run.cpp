@@ -363,11 +363,16 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           syntax.push_back(lower_source(*source, &analysis_diagnostics));
         // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
         std::vector<const SourceFile *> context;
+        std::vector<std::string> absent; // looked for, not found: the manifest's misses
         std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
         for (size_t k = 0; k < reported.size(); ++k) {
           for (const std::string &sibling : relative_import_paths(*syntax[k])) {
-            if (have.count(sibling) || !fs::is_regular_file(sibling))
+            if (have.count(sibling))
               continue;
+            if (!fs::is_regular_file(sibling)) {
+              absent.push_back(sibling);
+              continue;
+            }
             have.insert(sibling);
             Diagnostic d;
             if (auto file = load(sibling, package_options.max_file_bytes, d)) {
@@ -387,10 +392,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             std::vector<const SyntaxFile *> lowered;
             for (const auto &file : syntax)
               lowered.push_back(file.get());
-            outside = resolver->dependencies_of(lowered);
+            outside = resolver->dependencies_of(lowered, &absent);
           }
           key = cache->package_key(reported, context, package_options, outside);
-          cache->store_manifest(direct_key, context, outside);
+          cache->store_manifest(direct_key, context, outside, absent);
         }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           take_cached(*cached);

@@ -365,6 +365,11 @@ std::optional<PackageManifest> ResultCache::load_manifest(const std::string &dir
         return std::nullopt;
       manifest.outside.emplace_back(path.get<std::string>(), std::move(file->text));
     }
+    for (const json &path : entry.at("absent")) {
+      std::error_code ec;
+      if (fs::exists(path.get<std::string>(), ec))
+        return std::nullopt; // a file that now shadows or supplies a module
+    }
     return manifest;
   } catch (const std::exception &) { // truncated, corrupt, or written by something else
     return std::nullopt;
@@ -373,14 +378,17 @@ std::optional<PackageManifest> ResultCache::load_manifest(const std::string &dir
 
 void ResultCache::store_manifest(const std::string &direct_key,
                                  const std::vector<const SourceFile *> &context,
-                                 const std::vector<std::pair<std::string, std::string>> &outside) {
+                                 const std::vector<std::pair<std::string, std::string>> &outside,
+                                 const std::vector<std::string> &absent) {
   json context_paths = json::array(), outside_paths = json::array();
   for (const SourceFile *file : context)
     context_paths.push_back(file->path);
   for (const auto &[path, text] : outside)
     outside_paths.push_back(path);
-  write_entry(direct_key,
-              {{"key", direct_key}, {"context", context_paths}, {"outside", outside_paths}});
+  write_entry(direct_key, {{"key", direct_key},
+                           {"context", context_paths},
+                           {"outside", outside_paths},
+                           {"absent", absent}});
 }
 
 std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions &options,

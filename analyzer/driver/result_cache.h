@@ -78,15 +78,17 @@ public:
   // A warm run finds a package's entry without lowering anything (as ccache's direct mode): the
   // direct key hashes only the reported files and the settings, and its manifest lists the other
   // files the full key read last time (siblings, files on the search paths). They are read again
-  // and the full key recomputed from them, so any change is a miss. A file newly shadowing one on
-  // a search path is not seen until a reported file or a setting changes.
+  // and the full key recomputed from them, so any change is a miss. It also lists the files looked
+  // for and not found (a sibling a relative import names, a module's candidates on the search
+  // paths before the one read): one that appears is a miss too.
   std::string package_direct_key(const std::vector<const SourceFile *> &reported,
                                  const CheckOptions &options) const;
   // Null on a miss: no manifest, a corrupt one, or a listed file that cannot be read.
   std::optional<PackageManifest> load_manifest(const std::string &direct_key,
                                                uint64_t max_file_bytes) const;
   void store_manifest(const std::string &direct_key, const std::vector<const SourceFile *> &context,
-                      const std::vector<std::pair<std::string, std::string>> &outside);
+                      const std::vector<std::pair<std::string, std::string>> &outside,
+                      const std::vector<std::string> &absent);
 
   // A translation unit's key: its text and path, the compile arguments it is parsed with (its
   // compile_commands.json entry or the defaults), the settings, and the size and time of the

@@ -203,7 +203,8 @@ const ExternalModelFacts *SearchPathResolver::resolve(std::string_view module,
 }
 
 std::vector<std::pair<std::string, std::string>>
-SearchPathResolver::dependencies_of(const std::vector<const SyntaxFile *> &files) {
+SearchPathResolver::dependencies_of(const std::vector<const SyntaxFile *> &files,
+                                    std::vector<std::string> *absent) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::set<std::string> used;
   for (const SyntaxFile *file : files)
@@ -216,6 +217,8 @@ SearchPathResolver::dependencies_of(const std::vector<const SyntaxFile *> &files
   for (const std::string &path : used)
     if (auto it = module_by_path_.find(path); it != module_by_path_.end())
       out.emplace_back(path, it->second->source->text);
+    else if (absent)
+      absent->push_back(path);
   return out;
 }
 
@@ -241,8 +244,10 @@ const SearchPathResolver::LoadedModule *SearchPathResolver::load_locked(const st
     for (bool package : {true, false}) {
       fs::path candidate = package ? base / "__init__.py" : fs::path(base.string() + ".py");
       std::error_code ec;
-      if (!fs::is_regular_file(candidate, ec))
+      if (!fs::is_regular_file(candidate, ec)) {
+        absent_candidates_[module].push_back(candidate.lexically_normal().string());
         continue;
+      }
       Diagnostic ignored;
       auto source =
           read_source_file(candidate.lexically_normal().string(), kMaxModuleBytes, ignored);
@@ -369,7 +374,10 @@ const ExternalModelFacts *SearchPathResolver::resolve_locked(const std::string &
   if (depth > kMaxImportHops)
     return nullptr;
   Resolution &r = resolutions_[key];
-  if (const LoadedModule *m = load_locked(module)) {
+  const LoadedModule *m = load_locked(module);
+  if (auto absent = absent_candidates_.find(module); absent != absent_candidates_.end())
+    r.files.insert(absent->second.begin(), absent->second.end());
+  if (m) {
     r.files.insert(m->source->path);
     if (const ModuleClass *cls = m->package->find_class(name)) {
       r.facts = std::make_unique<ExternalModelFacts>(facts_of_class(*m, *cls, depth, r.files));

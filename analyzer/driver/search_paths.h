@@ -39,9 +39,12 @@ public:
 
   // Resolves the bases the files import absolutely (as build_package will) and returns the files
   // on the search paths that this read, with their text, sorted by path: what the package's
-  // cached result depends on besides its own files.
+  // cached result depends on besides its own files. `absent` gets the candidate files looked for
+  // and not found (before the one found, or all of them): one appearing would shadow or supply
+  // a module.
   std::vector<std::pair<std::string, std::string>>
-  dependencies_of(const std::vector<const SyntaxFile *> &files);
+  dependencies_of(const std::vector<const SyntaxFile *> &files,
+                  std::vector<std::string> *absent = nullptr);
 
   const std::vector<std::string> &search_paths() const { return paths_; }
 
@@ -49,8 +52,8 @@ private:
   struct LoadedModule;
   struct Resolution {
     std::unique_ptr<ExternalModelFacts> facts; // null: not found
-    std::set<std::string> files;               // files read to resolve it
-    bool done = false;                         // false while it is being resolved (cycles)
+    std::set<std::string> files; // files read to resolve it, and candidates that did not exist
+    bool done = false;           // false while it is being resolved (cycles)
   };
 
   const ExternalModelFacts *resolve_locked(const std::string &module, const std::string &name,
@@ -67,6 +70,7 @@ private:
   std::map<std::string, std::unique_ptr<LoadedModule>> modules_; // null: no such module
   std::map<std::pair<std::string, std::string>, Resolution> resolutions_;
   std::map<std::string, const LoadedModule *> module_by_path_;
+  std::map<std::string, std::vector<std::string>> absent_candidates_; // by module name
   size_t files_read_ = 0;
 };
 

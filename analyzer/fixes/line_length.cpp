@@ -95,8 +95,13 @@ size_t fix_line_limit(const SourceFile &file) {
       return *limit;
   // Never below Ruff's default line length: a short file's longest line is no style rule.
   size_t longest = kDefaultLineLength;
-  for (uint32_t line = 1; line <= file.line_count(); ++line) {
-    std::string_view text = file.line_text(line);
+  const std::vector<uint32_t> &starts = file.line_starts;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t end = i + 1 < starts.size() ? starts[i + 1] : file.text.size();
+    // A line has at most as many characters as bytes: only longer ones can raise the limit.
+    if (end - starts[i] <= longest)
+      continue;
+    std::string_view text = file.line_text(static_cast<uint32_t>(i + 1));
     if (!text.empty() && text.back() == '\r')
       text.remove_suffix(1);
     longest = std::max(longest, display_width(text));

@@ -1,5 +1,8 @@
 #include "model/utf8.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace devlint {
 
 size_t utf8_sequence_length(std::string_view text, size_t at) {
@@ -39,6 +42,16 @@ size_t utf8_sequence_length(std::string_view text, size_t at) {
 size_t first_invalid_utf8(std::string_view text) {
   size_t at = 0;
   while (at < text.size()) {
+    // Source is mostly ASCII: skip eight such bytes at a time.
+    while (at + 8 <= text.size()) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + at, sizeof word);
+      if (word & 0x8080808080808080ull)
+        break;
+      at += 8;
+    }
+    if (at == text.size())
+      break;
     size_t length = utf8_sequence_length(text, at);
     if (length == 0)
       return at;
