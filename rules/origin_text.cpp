@@ -22,6 +22,38 @@ bool after_its_loop(const Origin &o, const Site &site) {
          (site.expr->range.begin < o.loop->range.begin || site.expr->range.end > o.loop->range.end);
 }
 
+// A module path as Python code reads it: `decoder.layers.-1` is `decoder.layers[-1]`.
+std::string python_path(std::string_view label) {
+  std::string out;
+  size_t start = 0;
+  while (start <= label.size()) {
+    size_t dot = label.find('.', start);
+    std::string_view part =
+        label.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    std::string_view digits = part.substr(!part.empty() && part[0] == '-' ? 1 : 0);
+    bool index = !out.empty() && !digits.empty() &&
+                 digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (index)
+      out += "[" + std::string(part) + "]";
+    else
+      out += (out.empty() ? "" : ".") + std::string(part);
+    if (dot == std::string_view::npos)
+      break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+// `.to(x.device)`, `.to(x)`, `.type_as(x)`: the value now travels with `x`.
+std::string moved_text(std::string_view target) {
+  // `x.device`, or a variable that holds a device, such as `target_device`.
+  std::string_view suffix = "device";
+  bool names_device =
+      target.size() >= suffix.size() && target.substr(target.size() - suffix.size()) == suffix;
+  return names_device ? "moved to `" + std::string(target) + "`"
+                      : "moved to the device of `" + std::string(target) + "`";
+}
+
 // A child that a LibTorch module's constructor placed on a literal device: ", on `cuda:1`".
 std::string placed_child_device(const Origin &o, const Site &site) {
   if (!site.unit)
@@ -98,10 +130,21 @@ std::string cpp_spelling(std::string text) {
 }
 
 std::string describe_origin(const Origin &o, const Site &site) {
+  if (!o.moved_to.empty()) {
+    Origin before = o;
+    before.moved_to = {};
+    if (o.kind == OriginKind::Input && o.label == "self.device")
+      return "moved to the module's `self.device`, line " + std::to_string(o.moved_at.line);
+    return moved_text(o.moved_to) + ", line " + std::to_string(o.moved_at.line) +
+           ", so it is where that is: " + describe_origin(before, site);
+  }
   if (site.file && site.file->explicit_placement)
     return describe_cpp_origin(o, site);
   std::string line = ", line " + std::to_string(o.range.line);
-  std::string label(o.label);
+  std::string label = o.kind == OriginKind::Input || o.kind == OriginKind::Skip ||
+                              o.kind == OriginKind::Fresh || o.kind == OriginKind::LiteralDevice
+                          ? std::string(o.label)
+                          : python_path(o.label);
   switch (o.kind) {
   case OriginKind::Input:
     if (label == "self.device")
@@ -120,7 +163,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
   case OriginKind::Parameter:
-    if (label.find('.') != std::string::npos)
+    if (o.label.find('.') != std::string_view::npos)
       return "parameter `self." + label + "` read directly, which no hook moves" + line;
     return "parameter `self." + label + "`" + line;
   case OriginKind::PlainTensor:
@@ -142,9 +185,14 @@ std::string describe_origin(const Origin &o, const Site &site) {
 }
 
 std::string short_origin(const Origin &o, const Site &site) {
+  if (!o.moved_to.empty())
+    return moved_text(o.moved_to);
   if (site.file && site.file->explicit_placement)
     return short_cpp_origin(o, site);
-  std::string label(o.label);
+  std::string label = o.kind == OriginKind::Input || o.kind == OriginKind::Skip ||
+                              o.kind == OriginKind::Fresh || o.kind == OriginKind::LiteralDevice
+                          ? std::string(o.label)
+                          : python_path(o.label);
   switch (o.kind) {
   case OriginKind::Input:
     return label == "self.device" ? "`self.device`" : "argument `" + label + "`";

@@ -256,5 +256,40 @@ class Projector(nn.Module):
   EXPECT_TRUE(check_text(text, options).empty());
 }
 
+// Explanations are true: an element of a ModuleList reads as Python spells it, and a value that
+// `.to(x.device)` moved is said to be where `x` is, not "from" the module that made it.
+TEST(Placement, ExplanationsSpellIndexesAndSayWhatWasMoved) {
+  const char *text = R"(
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.class_embed = nn.ModuleList([nn.Linear(4, 2) for _ in range(3)])
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(4, 4)
+        self.decoder = Decoder()
+        self.score_head = nn.Linear(4, 2)
+
+    def forward(self, pixel_values):
+        memory = self.encoder(pixel_values)
+        logits = self.decoder.class_embed[-1](memory)
+        scores = self.score_head(pixel_values).to(memory.device)
+        return scores * logits
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), std::vector<std::string>{"DL002:18"});
+  const Finding &f = findings[0];
+  EXPECT_NE(f.message.find("`logits` (from `self.decoder.class_embed[-1]`)"), std::string::npos)
+      << f.message;
+  EXPECT_NE(f.message.find("`scores` (moved to `memory.device`)"), std::string::npos) << f.message;
+  ASSERT_EQ(f.origins.size(), 2u);
+  EXPECT_NE(f.origins[1].message.find("moved to `memory.device`, line 17, so it is where that is: "
+                                      "comes from `self.encoder`, line 15"),
+            std::string::npos)
+      << f.origins[1].message;
+}
+
 } // namespace
 } // namespace devlint

@@ -99,7 +99,24 @@ Value anchored_result(const OriginSet *anchor, Value fallback) {
   return out;
 }
 
+// `boxes[scores.argmax()]`: PyTorch reads a 0-dim integer index as a Python int (`.item()`), so
+// it may sit on any device.
+bool whole_tensor_argmax(const Expr *index) {
+  if (index->kind != ExprKind::Call)
+    return false;
+  std::string_view leaf = callee_leaf(index);
+  if (leaf != "argmax" && leaf != "argmin")
+    return false;
+  const Expr *callee = index->operands[0];
+  bool torch_function = callee->kind == ExprKind::Attribute &&
+                        callee->operands[0]->kind == ExprKind::Name &&
+                        callee->operands[0]->text == "torch";
+  return index->operands.size() == (torch_function ? 2u : 1u) && !index->keyword("dim");
+}
+
 bool maybe_number(const Expr *index, const Value &v) {
+  if (whole_tensor_argmax(index))
+    return true;
   return index->kind == ExprKind::Name &&
          std::all_of(v.origins.begin(), v.origins.end(),
                      [](const Origin *o) { return o->maybe_not_tensor; });

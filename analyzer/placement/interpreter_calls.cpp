@@ -328,6 +328,17 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
     }
     if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
       Value d = device_argument(device_expr, *device_value, true);
+      // Moved to another value's device: an explanation says so rather than where it came from.
+      if (d.has_origins() && device_value->kind != Value::Kind::Str) {
+        std::string_view target =
+            intern(std::string(frame_->file->source->slice(device_expr->range)));
+        for (const Origin *&o : d.origins) {
+          Origin &moved = origins_.emplace_back(*o);
+          moved.moved_to = target;
+          moved.moved_at = call->range;
+          o = &moved;
+        }
+      }
       if (d.has_origins())
         return d;
     }
@@ -473,6 +484,7 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
   case OriginKind::LayerIteration:
   case OriginKind::Input: { // `self.device` of the submodule
     Origin &copy = origins_.emplace_back(*o);
+    copy.moved_to = {}; // the submodule's own variable means nothing to its caller
     if (o->kind == OriginKind::Input)
       copy.kind = OriginKind::Child;
     copy.label = o->kind == OriginKind::Input

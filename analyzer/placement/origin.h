@@ -34,6 +34,8 @@ struct Origin {
   bool may_be_none = false;      // an argument taken as a tensor that may still be None: no fix
                                  // may read its `.device`
   std::string_view label;
+  std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x
+  SourceRange moved_at;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)
   const ModuleClass *unit = nullptr;     // the class whose method that is, if any

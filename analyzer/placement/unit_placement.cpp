@@ -1,6 +1,8 @@
 #include "placement/unit_placement.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 namespace devlint {
 
@@ -147,6 +149,10 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     if (f.may_split)
       if (auto absent = arguments_absent_where_split(cls); !absent.empty())
         absent_where_split_.emplace(cls, std::move(absent));
+  for (auto &[cls, f] : facts_)
+    if (f.may_split)
+      if (auto unbuilt = parameters_unbuilt_where_split(cls); !unbuilt.empty())
+        unbuilt_where_split_.emplace(cls, std::move(unbuilt));
 }
 
 std::vector<std::string_view>
@@ -188,6 +194,224 @@ PlacementModel::arguments_absent_where_split(const ModuleClass *unit) const {
     if (!passed[p] && forward->parameters[p].default_value)
       absent.push_back(forward->parameters[p].name);
   return absent;
+}
+
+namespace {
+
+// What a constructor's own code makes of its arguments, where literals decide it:
+// `self.kind = config.kind if use_extra else None` is None when `use_extra=False` is passed.
+struct InitValue {
+  enum class Kind { Unknown, None, Bool, Text } kind = Kind::Unknown;
+  bool truth = false;
+  std::string_view text;
+};
+
+InitValue literal_value(const Expr *e, const SyntaxFile *file) {
+  InitValue v;
+  if (!e)
+    return v;
+  if (e->kind == ExprKind::NoneLiteral)
+    v.kind = InitValue::Kind::None;
+  else if (e->kind == ExprKind::Bool) {
+    v.kind = InitValue::Kind::Bool;
+    v.truth = file && file->source && file->source->slice(e->range) == "True";
+  } else if (e->kind == ExprKind::String || e->kind == ExprKind::Number) {
+    v.kind = InitValue::Kind::Text;
+    v.text = e->text;
+  }
+  return v;
+}
+
+struct InitRun {
+  const SyntaxFile *file = nullptr;                           // the constructor's
+  std::unordered_map<std::string_view, InitValue> names;      // arguments and locals
+  std::unordered_map<std::string_view, InitValue> attributes; // self.<name>
+  std::vector<SourceRange> reached;                           // assignments that may run
+
+  InitValue eval(const Expr *e) const {
+    if (!e)
+      return {};
+    switch (e->kind) {
+    case ExprKind::Name: {
+      auto it = names.find(e->text);
+      return it == names.end() ? InitValue{} : it->second;
+    }
+    case ExprKind::Attribute: {
+      if (e->operands[0]->kind != ExprKind::Name || e->operands[0]->text != "self")
+        return {};
+      auto it = attributes.find(e->text);
+      return it == attributes.end() ? InitValue{} : it->second;
+    }
+    case ExprKind::Conditional: {
+      std::optional<bool> c = truth(e->operands[1]);
+      if (!c)
+        return {};
+      return eval(e->operands[*c ? 0 : 2]);
+    }
+    case ExprKind::Compare: {
+      InitValue a = eval(e->operands[0]), b = eval(e->operands[1]);
+      if (a.kind == InitValue::Kind::Unknown || b.kind == InitValue::Kind::Unknown)
+        return {};
+      bool same = a.kind == b.kind && a.truth == b.truth && a.text == b.text;
+      InitValue out;
+      out.kind = InitValue::Kind::Bool;
+      if (e->text == "==" || e->text == "is")
+        out.truth = same;
+      else if (e->text == "!=" || e->text == "is not")
+        out.truth = !same;
+      else
+        return {};
+      return out;
+    }
+    default:
+      return literal_value(e, file);
+    }
+  }
+
+  std::optional<bool> truth(const Expr *e) const {
+    if (e && e->kind == ExprKind::UnaryOp && e->text == "not") {
+      std::optional<bool> inner = truth(e->operands[0]);
+      return inner ? std::optional<bool>(!*inner) : std::nullopt;
+    }
+    InitValue v = eval(e);
+    switch (v.kind) {
+    case InitValue::Kind::None:
+      return false;
+    case InitValue::Kind::Bool:
+      return v.truth;
+    default:
+      return std::nullopt; // strings and numbers: not worth guessing
+    }
+  }
+
+  // `certain`: the statements surely run; otherwise what they assign becomes unknown.
+  void run(const std::vector<Stmt *> &body, bool certain) {
+    for (const Stmt *s : body) {
+      switch (s->kind) {
+      case StmtKind::Assign:
+        reached.push_back(s->range);
+        for (const Expr *t : s->targets) {
+          InitValue v = certain ? eval(s->value) : InitValue{};
+          if (t->kind == ExprKind::Name)
+            names[t->text] = v;
+          else if (t->kind == ExprKind::Attribute && t->operands[0]->kind == ExprKind::Name &&
+                   t->operands[0]->text == "self")
+            attributes[t->text] = v;
+        }
+        break;
+      case StmtKind::If: {
+        std::optional<bool> c = truth(s->value);
+        if (!c || *c)
+          run(s->body, certain && c.has_value());
+        if (!c || !*c)
+          run(s->orelse, certain && c.has_value());
+        break;
+      }
+      case StmtKind::Return:
+        if (certain)
+          return;
+        break;
+      default:
+        // Loops, with, try and plain calls (`self.register_buffer(...)`): may run, once or more.
+        reached.push_back(s->range);
+        run(s->body, false);
+        run(s->orelse, false);
+        for (const auto &h : s->handlers)
+          run(h, false);
+        run(s->finalbody, false);
+        break;
+      }
+    }
+  }
+};
+
+// The assignment in `parent`'s constructor that builds `child`, when it is a plain call.
+const Expr *construction_call(const ModuleClass *parent, const ChildDecl *child) {
+  const FunctionDef *init = parent->find_method("__init__");
+  if (!init)
+    return nullptr;
+  std::function<const Expr *(const std::vector<Stmt *> &)> find =
+      [&](const std::vector<Stmt *> &body) -> const Expr * {
+    for (const Stmt *s : body) {
+      if (s->range.begin <= child->range.begin && child->range.begin < s->range.end) {
+        if (s->kind == StmtKind::Assign)
+          return s->value && s->value->kind == ExprKind::Call ? s->value : nullptr;
+        if (const Expr *in_body = find(s->body))
+          return in_body;
+        return find(s->orelse);
+      }
+    }
+    return nullptr;
+  };
+  return find(init->body);
+}
+
+} // namespace
+
+std::vector<std::string_view>
+PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
+  const FunctionDef *init = unit->find_method("__init__");
+  auto it = parents_.find(unit);
+  if (!init || !unit->file || it == parents_.end() || it->second.empty())
+    return {};
+  // Parameters and children, each with where the constructor makes it.
+  std::vector<std::pair<std::string_view, SourceRange>> members;
+  for (const ParameterDecl &p : unit->parameters)
+    members.emplace_back(p.name, p.range);
+  for (const ChildDecl &c : unit->children)
+    members.emplace_back(c.name, c.range);
+  if (members.empty())
+    return {};
+  std::vector<bool> built(members.size(), false);
+  size_t places = 0;
+  for (const ModuleClass *parent : it->second) {
+    if (never_split_context(parent, 0))
+      continue; // kept whole there: its parameters sit with its activations
+    for (const ChildDecl *child : parent->all_children()) {
+      if (child->resolved != unit)
+        continue;
+      const Expr *call = construction_call(parent, child);
+      if (child->kind != ChildKind::Single || !call)
+        return {};
+      ++places;
+      InitRun run;
+      run.file = unit->file;
+      const auto &params = init->parameters;
+      for (size_t p = 1; p < params.size(); ++p)
+        run.names[params[p].name] = literal_value(params[p].default_value, unit->file);
+      for (size_t a = 1; a < call->operands.size(); ++a) {
+        if (call->operands[a]->kind == ExprKind::Starred)
+          return {};
+        if (a < params.size() && !params[a].variadic)
+          run.names[params[a].name] = literal_value(call->operands[a], parent->file);
+      }
+      for (const Keyword &k : call->keywords) {
+        if (k.name.empty())
+          return {}; // **kwargs: anything may be passed
+        run.names[k.name] = literal_value(k.value, parent->file);
+      }
+      run.run(init->body, true);
+      for (size_t m = 0; m < members.size(); ++m) {
+        SourceRange where = members[m].second;
+        bool inside_init = init->range.begin <= where.begin && where.begin < init->range.end;
+        built[m] = built[m] || !inside_init ||
+                   std::any_of(run.reached.begin(), run.reached.end(), [&](const SourceRange &r) {
+                     return r.begin <= where.begin && where.begin < r.end;
+                   });
+      }
+    }
+  }
+  std::vector<std::string_view> unbuilt;
+  for (size_t m = 0; places > 0 && m < members.size(); ++m)
+    if (!built[m])
+      unbuilt.push_back(members[m].first);
+  return unbuilt;
+}
+
+bool PlacementModel::unbuilt_where_split(const ModuleClass *unit, std::string_view member) const {
+  auto it = unbuilt_where_split_.find(unit);
+  return it != unbuilt_where_split_.end() &&
+         std::find(it->second.begin(), it->second.end(), member) != it->second.end();
 }
 
 bool PlacementModel::absent_where_split(const ModuleClass *unit, std::string_view parameter) const {
@@ -421,8 +645,13 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
       return {};
     return f.input_group;
   case OriginKind::Child:
+    if (unbuilt_where_split(unit, origin.label.substr(0, origin.label.find('.'))))
+      return {};
     return child_group(origin.label, unit, true);
   case OriginKind::Parameter:
+    // Only built where the class is kept whole: there it sits with the activations.
+    if (unbuilt_where_split(unit, origin.label))
+      return {};
     return child_group(origin.label, unit, false);
   case OriginKind::LayerIteration:
     return {DeviceGroup::Kind::Iteration, std::string(origin.label), origin.earlier_iteration};

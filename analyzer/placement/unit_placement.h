@@ -65,6 +65,11 @@ private:
   // Per unit, the forward parameters that no splittable parent passes (absent_where_split).
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> absent_where_split_;
   std::vector<std::string_view> arguments_absent_where_split(const ModuleClass *unit) const;
+  // Per unit, the parameters and children its constructor does not create where it may be split
+  // (`use_position_embeddings=False` skips the relative-position biases there).
+  std::unordered_map<const ModuleClass *, std::vector<std::string_view>> unbuilt_where_split_;
+  std::vector<std::string_view> parameters_unbuilt_where_split(const ModuleClass *unit) const;
+  bool unbuilt_where_split(const ModuleClass *unit, std::string_view member) const;
   UnitFacts no_unit_;
 
   bool never_split_context(const ModuleClass *cls, int depth) const;
