@@ -395,6 +395,13 @@ void PackageBuilder::scan_assignment(
   std::string_view attr = self_attribute(target);
   if (attr.empty() || !value)
     return;
+  // `self.mask_token = nn.Parameter(...) if use_mask_token else None`: where it exists, it is that.
+  if (value->kind == ExprKind::Conditional && value->operands.size() == 3) {
+    if (value->operands[2]->kind == ExprKind::NoneLiteral)
+      value = value->operands[0];
+    else if (value->operands[0]->kind == ExprKind::NoneLiteral)
+      value = value->operands[2];
+  }
   for (int hops = 0; value->kind == ExprKind::Name && hops < 4; ++hops) {
     auto local = init_locals_.find(value->text);
     if (local == init_locals_.end() || local->second == value)
