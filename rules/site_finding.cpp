@@ -83,8 +83,12 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   };
   related(m.moved_origin, "`" + shorten_snippet(file.slice(moved_expr->range)) +
                               "`: " + describe_origin(*m.moved_origin, site));
-  related(m.anchor_origin, "`" + shorten_snippet(file.slice(anchor_expr->range)) +
-                               "`: " + describe_origin(*m.anchor_origin, site));
+  std::string anchor_text = "`" + shorten_snippet(file.slice(anchor_expr->range)) +
+                            "`: " + describe_origin(*m.anchor_origin, site);
+  // Per-iteration outputs gathered in one list: one origin, said once.
+  if (anchor_text != f.origins.back().message ||
+      m.anchor_origin->range.begin != f.origins.back().range.begin)
+    related(m.anchor_origin, std::move(anchor_text));
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);
