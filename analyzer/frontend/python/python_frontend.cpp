@@ -688,12 +688,12 @@ private:
     }
     case Sym::Subscript: {
       Expr *e = make_expr(ExprKind::Subscript, n);
-      e->operands.push_back(lower_expr(field(n, sym_.value), depth));
+      TSNode value = field(n, sym_.value);
+      e->operands.push_back(lower_expr(value, depth));
       if (!e->operands[0])
         return make_expr(ExprKind::Other, n);
       for_each_child(n, [&](TSNode c) {
-        if (ts_node_is_named(c) && kind(c) != Sym::Comment &&
-            !ts_node_eq(c, field(n, sym_.value))) {
+        if (ts_node_is_named(c) && kind(c) != Sym::Comment && !ts_node_eq(c, value)) {
           if (Expr *index = lower_expr(c, depth))
             e->operands.push_back(index);
         }
