@@ -371,7 +371,9 @@ std::optional<TextEdit> create_on_device_text_edit(const SourceFile &file, const
   if (text.empty() || text.back() != ')')
     return std::nullopt;
   // `torch.from_numpy(a, device=...)` is a TypeError: such a constructor is moved instead.
-  if (torch_catalog::constructor_lacks_device_parameter(callee_leaf(constructor)))
+  if (torch_catalog::constructor_lacks_device_parameter(callee_leaf(constructor)) ||
+      (!constructor->operands.empty() &&
+       torch_catalog::is_distribution_class(file.slice(constructor->operands[0]->range))))
     return std::nullopt;
   // Insert before the closing parenthesis, after any trailing comma and whitespace.
   uint32_t close = constructor->range.end - 1;

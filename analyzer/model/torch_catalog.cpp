@@ -1,5 +1,6 @@
 #include "model/torch_catalog.h"
 
+#include <cctype>
 #include <unordered_set>
 
 #include "model/text.h"
@@ -256,6 +257,13 @@ const std::unordered_set<std::string_view> &parameterless_modules() {
 bool is_tensor_constructor(std::string_view leaf) { return tensor_constructors().count(leaf) > 0; }
 bool constructor_lacks_device_parameter(std::string_view leaf) {
   return constructors_without_device().count(leaf) > 0;
+}
+
+bool is_distribution_class(std::string_view dotted) {
+  constexpr std::string_view prefix = "torch.distributions.";
+  size_t leaf = dotted.rfind('.');
+  return dotted.substr(0, prefix.size()) == prefix && leaf != std::string_view::npos &&
+         leaf + 1 < dotted.size() && std::isupper(static_cast<unsigned char>(dotted[leaf + 1]));
 }
 bool is_random_sampling(std::string_view leaf) { return random_sampling().count(leaf) > 0; }
 bool is_like_constructor(std::string_view leaf) { return ends_with(leaf, "_like"); }

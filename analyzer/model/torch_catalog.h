@@ -21,6 +21,9 @@ bool is_tensor_constructor(std::string_view leaf);
 // (`torch.from_numpy`, `torch.frombuffer`) or are legacy typed constructors (`torch.LongTensor`,
 // which reject a CUDA device). Only a move after them changes their device.
 bool constructor_lacks_device_parameter(std::string_view leaf);
+// `torch.distributions.gumbel.Gumbel(0, 1)`: a distribution samples on the device of its
+// parameters, on the CPU when they are Python numbers; its constructor takes no `device=`.
+bool is_distribution_class(std::string_view dotted);
 // Random sampling whose result sits on the device of its tensor arguments, and on the default
 // device when it has none: torch.normal(mean, std) vs torch.normal(0, 1, size=...)
 // (PyTorch docs, "torch: Random sampling").

@@ -241,6 +241,14 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
     return anchored_result(reported, out);
   }
+  // A torch.distributions distribution samples where its parameters are: one built from Python
+  // numbers (`Gumbel(0, 1)`) samples on the CPU. Its `sample`/`rsample` give that value.
+  if (torch_catalog::is_distribution_class(dotted)) {
+    Value parameters = first_tensor(args);
+    if (parameters.has_origins())
+      return parameters;
+    return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+  }
   bool constructor = torch_catalog::is_tensor_constructor(leaf);
   bool sampling = torch_catalog::is_random_sampling(leaf);
   bool like = torch_catalog::is_like_constructor(leaf);
@@ -847,6 +855,12 @@ Value Interpreter::eval_call(const Expr *call) {
     return module_call(target, call, args);
   if (target.kind == Value::Kind::LossFunction)
     return loss_site(call, args, "loss function");
+  // A method taken off a tensor-holding object and called later (`sample = dist.rsample`, then
+  // `sample(shape)`): its result is where the object is. (A loaded script model is a tensor
+  // too: it is called above.)
+  if (callee->kind == ExprKind::Name && !frame_->script && target.kind == Value::Kind::Tensor &&
+      target.has_origins())
+    return target;
   // `self.language_model.get_input_embeddings()(ids)`: what a submodule's method returned and is
   // then called is part of that submodule, on its device, not a pass-through of `ids`.
   if (callee->kind == ExprKind::Call && target.kind == Value::Kind::Tensor &&
