@@ -291,5 +291,27 @@ class Detector(nn.Module):
       << f.origins[1].message;
 }
 
+// A module the parent builds and hands to a child's constructor (SAM's shared positional
+// embedding), stored and called there: its output is that module's, not the argument it was
+// called with.
+TEST(Placement, ModulePassedToTheConstructorIsNamedByItsAttribute) {
+  const char *text = R"(
+class PromptEncoder(nn.Module):
+    def __init__(self, shared_patch_embedding):
+        super().__init__()
+        self.shared_embedding = shared_patch_embedding
+        self.point_embed = nn.Embedding(4, 8)
+
+    def forward(self, boxes):
+        corner_embedding = self.shared_embedding(boxes)
+        return corner_embedding + self.point_embed.weight
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), std::vector<std::string>{"DL004:10"});
+  EXPECT_NE(findings[0].message.find("(from `self.shared_embedding`)"), std::string::npos)
+      << findings[0].message;
+  EXPECT_EQ(findings[0].message.find("argument `boxes`"), std::string::npos) << findings[0].message;
+}
+
 } // namespace
 } // namespace devlint

@@ -511,6 +511,24 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
 // tensors (start tokens, stopping criteria, the growing sequence) on the device of its main input
 // and concatenates and compares the ids it is given with them. A tensor passed to it that was
 // made on the CPU meets that device, wherever the model put the main input.
+// `self.shared_embedding = shared_patch_embedding` in `__init__`, straight from one of its
+// parameters: an object the parent handed in.
+static bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef &init,
+                                    std::string_view attr) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Name)
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self") &&
+            std::any_of(init.parameters.begin(), init.parameters.end(),
+                        [&](const Parameter &p) { return p.name == s->value->text; }))
+          return true;
+    if (s->kind == StmtKind::If && (assigned_from_parameter(s->body, init, attr) ||
+                                    assigned_from_parameter(s->orelse, init, attr)))
+      return true;
+  }
+  return false;
+}
+
 Value Interpreter::generate_call(const Expr *call, const Args &args,
                                  const std::optional<Value> &result) {
   auto fresh_only = [](const Value &v) {
@@ -644,6 +662,11 @@ Value Interpreter::eval_call(const Expr *call) {
       }
       if (leaf == "get_input_embeddings" || leaf == "get_output_embeddings")
         return module_value(leaf, nullptr);
+      // A module the parent passed to the constructor and called here (SAM's shared positional
+      // embedding): its output is that module's, not a pass-through of the argument.
+      if (const FunctionDef *init = unit->find_method("__init__");
+          init && assigned_from_parameter(init->body, *init, leaf))
+        return module_call(module_value(leaf, nullptr), call, args);
       // transformers' own loss functions move labels to the logits' device themselves.
       return first_tensor(args);
     }
