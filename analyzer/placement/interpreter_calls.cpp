@@ -138,6 +138,24 @@ bool builds_list(const Expr *e) {
   return (e->text == "*" || e->text == "+") && (list(e->operands[0]) || list(e->operands[1]));
 }
 
+// `self.shared_embedding = shared_patch_embedding` in `__init__`, straight from one of its
+// parameters: an object the parent handed in.
+bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef &init,
+                             std::string_view attr) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Name)
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self") &&
+            std::any_of(init.parameters.begin(), init.parameters.end(),
+                        [&](const Parameter &p) { return p.name == s->value->text; }))
+          return true;
+    if (s->kind == StmtKind::If && (assigned_from_parameter(s->body, init, attr) ||
+                                    assigned_from_parameter(s->orelse, init, attr)))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 // The same ModuleList output from this pass or from an earlier one.
@@ -511,24 +529,6 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
 // tensors (start tokens, stopping criteria, the growing sequence) on the device of its main input
 // and concatenates and compares the ids it is given with them. A tensor passed to it that was
 // made on the CPU meets that device, wherever the model put the main input.
-// `self.shared_embedding = shared_patch_embedding` in `__init__`, straight from one of its
-// parameters: an object the parent handed in.
-static bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef &init,
-                                    std::string_view attr) {
-  for (const Stmt *s : body) {
-    if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Name)
-      for (const Expr *t : s->targets)
-        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self") &&
-            std::any_of(init.parameters.begin(), init.parameters.end(),
-                        [&](const Parameter &p) { return p.name == s->value->text; }))
-          return true;
-    if (s->kind == StmtKind::If && (assigned_from_parameter(s->body, init, attr) ||
-                                    assigned_from_parameter(s->orelse, init, attr)))
-      return true;
-  }
-  return false;
-}
-
 Value Interpreter::generate_call(const Expr *call, const Args &args,
                                  const std::optional<Value> &result) {
   auto fresh_only = [](const Value &v) {
