@@ -44,14 +44,16 @@ std::string python_path(std::string_view label) {
   return out;
 }
 
-// `.to(x.device)`, `.to(x)`, `.type_as(x)`: the value now travels with `x`.
-std::string moved_text(std::string_view target) {
+// `.to(x.device)`, `.to(x)`, `.type_as(x)`, `device=x.device`: the value travels with `x`.
+std::string moved_text(const Origin &o) {
+  std::string_view target = o.moved_to;
   // `x.device`, or a variable that holds a device, such as `target_device`.
   std::string_view suffix = "device";
   bool names_device =
       target.size() >= suffix.size() && target.substr(target.size() - suffix.size()) == suffix;
-  return names_device ? "moved to `" + std::string(target) + "`"
-                      : "moved to the device of `" + std::string(target) + "`";
+  std::string verb = o.made_there ? "made on " : "moved to ";
+  return names_device ? verb + "`" + std::string(target) + "`"
+                      : verb + "the device of `" + std::string(target) + "`";
 }
 
 // A child that a LibTorch module's constructor placed on a literal device: ", on `cuda:1`".
@@ -133,9 +135,10 @@ std::string describe_origin(const Origin &o, const Site &site) {
   if (!o.moved_to.empty()) {
     Origin before = o;
     before.moved_to = {};
-    if (o.kind == OriginKind::Input && o.label == "self.device")
-      return "moved to the module's `self.device`, line " + std::to_string(o.moved_at.line);
-    return moved_text(o.moved_to) + ", line " + std::to_string(o.moved_at.line) +
+    if (o.kind == OriginKind::Input && o.label == "self.device" && o.moved_to == "self.device")
+      return std::string(o.made_there ? "made on" : "moved to") +
+             " the module's `self.device`, line " + std::to_string(o.moved_at.line);
+    return moved_text(o) + ", line " + std::to_string(o.moved_at.line) +
            ", so it is where that is: " + describe_origin(before, site);
   }
   if (site.file && site.file->explicit_placement)
@@ -186,7 +189,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
 
 std::string short_origin(const Origin &o, const Site &site) {
   if (!o.moved_to.empty())
-    return moved_text(o.moved_to);
+    return moved_text(o);
   if (site.file && site.file->explicit_placement)
     return short_cpp_origin(o, site);
   std::string label = o.kind == OriginKind::Input || o.kind == OriginKind::Skip ||

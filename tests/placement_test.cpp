@@ -1,4 +1,5 @@
 // The placement analysis: split rules, origins through control flow, loop-carried values.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "frontend/python/python_frontend.h"
@@ -311,6 +312,71 @@ class PromptEncoder(nn.Module):
   EXPECT_NE(findings[0].message.find("(from `self.shared_embedding`)"), std::string::npos)
       << findings[0].message;
   EXPECT_EQ(findings[0].message.find("argument `boxes`"), std::string::npos) << findings[0].message;
+}
+
+// A helper handed one of the object's methods (`apply_chunking_to_forward`, as the Q-Former
+// layers call it) runs that method on its trailing arguments: the result is the method's output
+// (`self.output`), not the tensor passed through.
+TEST(Placement, MethodHandedToAHelperGivesTheMethodsResult) {
+  const char *text = R"(
+class QFormerLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.Linear(8, 8)
+        self.output = nn.Linear(8, 8)
+        self.output_query = nn.Linear(8, 8)
+
+    def forward(self, hidden_states, query_length):
+        attention_output = self.attention(hidden_states)
+        query_output = apply_chunking_to_forward(
+            self.chunk_query, 0, 1, attention_output[:, :query_length]
+        )
+        text_output = apply_chunking_to_forward(self.chunk, 0, 1, attention_output[:, query_length:])
+        return torch.cat([query_output, text_output], dim=1)
+
+    def chunk(self, attention_output):
+        return self.output(attention_output)
+
+    def chunk_query(self, attention_output):
+        return self.output_query(attention_output)
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), std::vector<std::string>{"DL001:15"});
+  EXPECT_NE(findings[0].message.find("(from `self.output`)"), std::string::npos)
+      << findings[0].message;
+  EXPECT_NE(findings[0].message.find("(from `self.output_query`)"), std::string::npos)
+      << findings[0].message;
+}
+
+// A tensor made with `device=x.device` is said to be made there, not to be `x` itself
+// (`final_labels` built on `input_ids.device` is no "argument `input_ids`").
+TEST(Placement, ExplanationsSayWhereAFreshTensorWasMade) {
+  const char *text = R"(
+class Merger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, input_ids, labels):
+        embeds = self.embed(input_ids)
+        final_labels = torch.full(labels.shape, -100, device=input_ids.device)
+        index = self.head(embeds).argmax(-1)
+        final_labels[index] = labels[index]
+        return final_labels
+)";
+  auto findings = check_text(text);
+  // The indexed assignment and the read of `labels[index]`.
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL006:12", "DL006:12"}));
+  auto assignment = std::find_if(findings.begin(), findings.end(), [](const Finding &f) {
+    return f.message.find("`final_labels` (made on `input_ids.device`)") != std::string::npos;
+  });
+  ASSERT_NE(assignment, findings.end()) << findings[0].message << "\n" << findings[1].message;
+  bool said = false;
+  for (const auto &o : assignment->origins)
+    said |= o.message.find("`final_labels`: made on `input_ids.device`, line 10, so it is where "
+                           "that is: argument `input_ids`") != std::string::npos;
+  EXPECT_TRUE(said) << assignment->origins[0].message << " / " << assignment->origins[1].message;
 }
 
 } // namespace

@@ -154,6 +154,7 @@ private:
   // ---- calls (interpreter_calls.cpp) ----
   static bool is_device_literal(std::string_view s);
   // What a device argument says: Device/Tensor origins, a literal, or nothing known.
+  Value placed_by(Value v, const Expr *device_expr, const Expr *at, bool made);
   Value device_argument(const Expr *arg, const Value &v, bool report_literal);
   Args eval_args(const Expr *call);
   static OriginSet tensor_union(const Args &args);

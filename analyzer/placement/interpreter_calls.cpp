@@ -19,6 +19,26 @@ bool Interpreter::is_device_literal(std::string_view s) {
          starts_with(s, "npu");
 }
 
+// Moved to (or made on) another value's device: an explanation says so rather than only where
+// that value came from.
+Value Interpreter::placed_by(Value v, const Expr *device_expr, const Expr *at, bool made) {
+  if (!v.has_origins())
+    return v;
+  std::string_view target = intern(std::string(frame_->file->source->slice(device_expr->range)));
+  for (const Origin *&o : v.origins) {
+    // A fresh tensor is only ever the same as itself: what is made on its device must stay that
+    // one origin.
+    if (made && o->kind == OriginKind::Fresh)
+      continue;
+    Origin &placed = origins_.emplace_back(*o);
+    placed.moved_to = target;
+    placed.made_there = made;
+    placed.moved_at = at->range;
+    o = &placed;
+  }
+  return v;
+}
+
 Value Interpreter::device_argument(const Expr *arg, const Value &v, bool report_literal) {
   if (v.kind == Value::Kind::Str && is_device_literal(v.text)) {
     if (report_literal && v.text != "cpu")
@@ -156,6 +176,19 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
   return false;
 }
 
+// `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
+// handed to a function as its first argument.
+const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit) {
+  if (!unit || call->operands.size() < 2)
+    return nullptr;
+  const Expr *first = call->operands[1];
+  if (first->kind != ExprKind::Attribute || !is_name(first->operands[0], "self") ||
+      unit->find_child(first->text))
+    return nullptr;
+  const FunctionDef *method = unit->find_method(first->text);
+  return method && !method->is_staticmethod ? method : nullptr;
+}
+
 } // namespace
 
 // The same ModuleList output from this pass or from an earlier one.
@@ -273,7 +306,8 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
   if (constructor || sampling || like) {
     if (const Value *device = args.keyword("device")) {
       const Keyword *k = call->keyword("device");
-      return device_argument(k->value, *device, true);
+      Value made = device_argument(k->value, *device, true);
+      return device->kind == Value::Kind::Str ? made : placed_by(made, k->value, call, true);
     }
     if (like)
       return first_tensor(args);
@@ -354,17 +388,8 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
     }
     if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
       Value d = device_argument(device_expr, *device_value, true);
-      // Moved to another value's device: an explanation says so rather than where it came from.
-      if (d.has_origins() && device_value->kind != Value::Kind::Str) {
-        std::string_view target =
-            intern(std::string(frame_->file->source->slice(device_expr->range)));
-        for (const Origin *&o : d.origins) {
-          Origin &moved = origins_.emplace_back(*o);
-          moved.moved_to = target;
-          moved.moved_at = call->range;
-          o = &moved;
-        }
-      }
+      if (device_value->kind != Value::Kind::Str)
+        d = placed_by(d, device_expr, call, false);
       if (d.has_origins())
         return d;
     }
@@ -896,6 +921,21 @@ Value Interpreter::eval_call(const Expr *call) {
     Args rest = args;
     rest.positional.erase(rest.positional.begin());
     return module_call(args.positional[0], call, rest);
+  }
+  // `apply_chunking_to_forward(self.feed_forward_chunk, size, dim, x)`: a helper handed one of
+  // this object's methods calls it on its trailing arguments, so the result is the method's
+  // (`self.output`'s), not a pass-through of `x`.
+  if (const FunctionDef *method = handed_method(call, frame_->unit)) {
+    size_t wanted = 0;
+    for (size_t i = 1; i < method->parameters.size(); ++i)
+      if (!method->parameters[i].variadic && !method->parameters[i].default_value)
+        ++wanted;
+    if (wanted > 0 && wanted < args.positional.size()) {
+      Args trailing;
+      trailing.positional.assign(args.positional.end() - static_cast<std::ptrdiff_t>(wanted),
+                                 args.positional.end());
+      return call_function(method, call, trailing, true, frame_->unit);
+    }
   }
   // `make_masks(structure)`: a function the analysis cannot see may fill a dict or list it is
   // given, with tensors made anywhere: what the container holds afterwards is unknown.

@@ -31,6 +31,7 @@ struct Origin {
   bool layer_caches = false;      // Skip: the caches of every layer, one per layer's device
   bool settled = false; // LayerIteration: appended to a list by a later loop, the same every pass
   bool defaults_to_none = false; // an argument whose default is None
+  bool made_there = false;       // with moved_to: made there (`torch.full(..., device=x.device)`)
   bool may_be_none = false;      // an argument taken as a tensor that may still be None: no fix
                                  // may read its `.device`
   std::string_view label;
