@@ -110,7 +110,7 @@ void PackageBuilder::collect_members(ModuleClass &cls) {
       std::unordered_set<const FunctionDef *> visited;
       scan_init(cls, f->body, local_builders, visited);
     } else {
-      collect_reassigned(cls, f->body);
+      collect_reassigned(cls, f->body, f->body);
     }
   }
 }
@@ -131,12 +131,74 @@ std::string_view PackageBuilder::self_attribute(const Expr *target) {
   return {};
 }
 
-void PackageBuilder::collect_reassigned(ModuleClass &cls, const std::vector<Stmt *> &body) {
+namespace {
+
+// `e` is `self.<attr>` or a method chain on it (`self.attr.to(x.device)`), or on `local`.
+bool rooted_at(const Expr *e, std::string_view attr, std::string_view local) {
+  while (e && e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Attribute)
+    e = e->operands[0]->operands[0];
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Attribute && e->text == attr && is_name(e->operands[0], "self"))
+    return true;
+  return !local.empty() && is_name(e, local);
+}
+
+// Every assignment to `local` in the function reads `self.<attr>`, or moves `local` itself.
+bool only_holds_attribute(const std::vector<Stmt *> &body, std::string_view local,
+                          std::string_view attr, bool &seen) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::AugAssign && is_name(s->targets[0], local))
+      return false;
+    if (s->kind == StmtKind::Assign)
+      for (const Expr *t : s->targets) {
+        if (t->kind == ExprKind::Tuple)
+          for (const Expr *x : t->operands)
+            if (is_name(x, local))
+              return false;
+        if (!is_name(t, local))
+          continue;
+        if (!rooted_at(s->value, attr, local))
+          return false;
+        seen = true;
+      }
+    if (!only_holds_attribute(s->body, local, attr, seen) ||
+        !only_holds_attribute(s->orelse, local, attr, seen) ||
+        !only_holds_attribute(s->finalbody, local, attr, seen))
+      return false;
+    for (const auto &h : s->handlers)
+      if (!only_holds_attribute(h, local, attr, seen))
+        return false;
+  }
+  return true;
+}
+
+// `embed_positions = self.embed_positions; ...; self.embed_positions = embed_positions.to(d)`:
+// the attribute is memoized where it was moved, never replaced by a new tensor, so what
+// `__init__` built is what the first call reads.
+bool keeps_attribute(const std::vector<Stmt *> &function_body, std::string_view attr,
+                     const Expr *value) {
+  if (rooted_at(value, attr, {}))
+    return true;
+  const Expr *root = value;
+  while (root && root->kind == ExprKind::Call && root->operands[0]->kind == ExprKind::Attribute)
+    root = root->operands[0]->operands[0];
+  if (!root || root->kind != ExprKind::Name)
+    return false;
+  bool seen = false;
+  return only_holds_attribute(function_body, root->text, attr, seen) && seen;
+}
+
+} // namespace
+
+void PackageBuilder::collect_reassigned(ModuleClass &cls, const std::vector<Stmt *> &body,
+                                        const std::vector<Stmt *> &function_body) {
   for (const Stmt *s : body) {
     if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign) {
       for (const Expr *t : s->targets) {
         std::string_view attr = self_attribute(t);
-        if (!attr.empty())
+        if (!attr.empty() &&
+            !(s->kind == StmtKind::Assign && keeps_attribute(function_body, attr, s->value)))
           cls.reassigned_attributes.emplace_back(attr);
         if (t && t->kind == ExprKind::Tuple)
           for (const Expr *x : t->operands) {
@@ -146,11 +208,11 @@ void PackageBuilder::collect_reassigned(ModuleClass &cls, const std::vector<Stmt
           }
       }
     }
-    collect_reassigned(cls, s->body);
-    collect_reassigned(cls, s->orelse);
+    collect_reassigned(cls, s->body, function_body);
+    collect_reassigned(cls, s->orelse, function_body);
     for (const auto &h : s->handlers)
-      collect_reassigned(cls, h);
-    collect_reassigned(cls, s->finalbody);
+      collect_reassigned(cls, h, function_body);
+    collect_reassigned(cls, s->finalbody, function_body);
   }
 }
 
@@ -288,26 +350,99 @@ void PackageBuilder::add_parameter(ModuleClass &cls, std::string_view name, bool
   cls.parameters.push_back(decl);
 }
 
-bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth) {
+namespace {
+
+// `device=...`, `x.device`, `.to(...)`, `.cuda()` anywhere in the expression.
+bool names_a_device(const Expr *e, int depth = 0) {
+  if (!e || depth > 64)
+    return true;
+  if (e->kind == ExprKind::Attribute && e->text == "device")
+    return true;
+  if (e->kind == ExprKind::Call) {
+    std::string_view leaf = callee_leaf(e);
+    if (leaf == "to" || leaf == "cuda" || e->keyword("device"))
+      return true;
+  }
+  if (e->kind == ExprKind::Name && e->text.find("device") != std::string_view::npos)
+    return true;
+  for (const Expr *operand : e->operands)
+    if (names_a_device(operand, depth + 1))
+      return true;
+  for (const Keyword &k : e->keywords)
+    if (names_a_device(k.value, depth + 1))
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValues *locals) const {
   if (!e || depth > 12)
     return false;
   if (e->kind == ExprKind::Call) {
     std::string dotted = dotted_name(e->operands[0]);
     std::string_view leaf = callee_leaf(e);
+    if (e->keyword("device"))
+      return false;
     if (starts_with(dotted, "torch.") &&
         (torch_catalog::is_tensor_constructor(leaf) || torch_catalog::is_random_sampling(leaf)))
-      return !e->keyword("device");
+      return true;
+    // Inside a package function: `torch.cat((torch.sin(x), torch.cos(x)))` of CPU tensors.
+    if (locals && starts_with(dotted, "torch."))
+      for (size_t i = 1; i < e->operands.size(); ++i) {
+        const Expr *arg = e->operands[i];
+        if (arg->kind != ExprKind::Tuple && builds_cpu_tensor(arg, depth + 1, locals))
+          return true;
+        if (arg->kind == ExprKind::Tuple)
+          for (const Expr *element : arg->operands)
+            if (builds_cpu_tensor(element, depth + 1, locals))
+              return true;
+      }
     if (e->operands[0]->kind == ExprKind::Attribute)
-      return builds_cpu_tensor(e->operands[0]->operands[0], depth + 1);
+      return leaf != "to" && leaf != "cuda" &&
+             builds_cpu_tensor(e->operands[0]->operands[0], depth + 1, locals);
+    // `self.embed_positions = create_sinusoidal_positions(n, dim)`: a package function that
+    // builds its result from torch constructors alone.
+    if (e->operands[0]->kind == ExprKind::Name)
+      if (const FunctionDef *fn = pkg_.find_function(leaf))
+        return returns_cpu_tensor(*fn, depth + 1);
     return false;
   }
   if (e->kind == ExprKind::BinaryOp)
-    return builds_cpu_tensor(e->operands[0], depth + 1) ||
-           builds_cpu_tensor(e->operands[1], depth + 1);
+    return builds_cpu_tensor(e->operands[0], depth + 1, locals) ||
+           builds_cpu_tensor(e->operands[1], depth + 1, locals);
   if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Subscript ||
       e->kind == ExprKind::UnaryOp)
-    return builds_cpu_tensor(e->operands[0], depth + 1);
+    return builds_cpu_tensor(e->operands[0], depth + 1, locals);
+  if (e->kind == ExprKind::Name && locals) {
+    auto local = locals->find(e->text);
+    return local != locals->end() && builds_cpu_tensor(local->second, depth + 1, locals);
+  }
   return false;
+}
+
+// Every `return` of the function builds a CPU tensor from its own locals (never from its
+// parameters), and nothing in it names a device.
+bool PackageBuilder::returns_cpu_tensor(const FunctionDef &fn, int depth) const {
+  LocalValues locals;
+  bool returns = false;
+  for (const Stmt *s : fn.body) {
+    if (s->kind == StmtKind::Assign && s->targets.size() == 1 &&
+        s->targets[0]->kind == ExprKind::Name && s->value)
+      locals[s->targets[0]->text] = s->value;
+    else if (s->kind == StmtKind::Return && s->value) {
+      if (!builds_cpu_tensor(s->value, depth, &locals))
+        return false;
+      returns = true;
+    } else if (s->kind != StmtKind::Expr)
+      return false; // branches, loops: too much to follow here
+  }
+  if (!returns)
+    return false;
+  for (const Stmt *s : fn.body)
+    if (s->value && names_a_device(s->value))
+      return false;
+  return true;
 }
 
 void PackageBuilder::scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,

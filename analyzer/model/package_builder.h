@@ -66,7 +66,8 @@ private:
 
   static void collect_strings(const Expr *e, std::vector<std::string> &out);
   static std::string_view self_attribute(const Expr *target);
-  void collect_reassigned(ModuleClass &cls, const std::vector<Stmt *> &body);
+  void collect_reassigned(ModuleClass &cls, const std::vector<Stmt *> &body,
+                          const std::vector<Stmt *> &function_body);
   Built
   classify_constructor(const Expr *e,
                        const std::unordered_map<std::string_view, const FunctionDef *> &builders,
@@ -77,7 +78,10 @@ private:
                          const std::unordered_map<std::string_view, const FunctionDef *> &builders,
                          ChildDecl &child);
   void add_parameter(ModuleClass &cls, std::string_view name, bool buffer, SourceRange range);
-  static bool builds_cpu_tensor(const Expr *e, int depth = 0);
+  using LocalValues = std::unordered_map<std::string_view, const Expr *>;
+  // A tensor built on the CPU (no `device=`), following the locals of a package function.
+  bool builds_cpu_tensor(const Expr *e, int depth = 0, const LocalValues *locals = nullptr) const;
+  bool returns_cpu_tensor(const FunctionDef &fn, int depth) const;
   void scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,
                  std::unordered_map<std::string_view, const FunctionDef *> &builders,
                  std::unordered_set<const FunctionDef *> &visited);

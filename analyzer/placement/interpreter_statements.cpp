@@ -2,6 +2,7 @@
 // iterations meet the next layer), try/with/return.
 #include "placement/interpreter.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -146,6 +147,10 @@ void Interpreter::exec(const Stmt *s) {
 }
 
 bool Interpreter::is_tracing_guard(const Expr *e) {
+  // `is_torch_fx_proxy(ids) or torch.jit.is_tracing()`: true only while tracing.
+  if (e && e->kind == ExprKind::BoolOp && e->text == "or" && !e->operands.empty())
+    return std::all_of(e->operands.begin(), e->operands.end(),
+                       [](const Expr *operand) { return is_tracing_guard(operand); });
   if (!e || e->kind != ExprKind::Call)
     return false;
   std::string_view leaf = callee_leaf(e);

@@ -87,6 +87,18 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     if (activation || site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut)
       anchor = i;
   }
+  // A table left on the CPU (`torch.gather(cpu_table, 1, position_ids)`) is moved to the
+  // activations, not the activations to the CPU: the result meets them next.
+  auto on_cpu = [](const auto &p) { return p.second.kind == DeviceGroup::Kind::Cpu; };
+  if (anchor < site.operands.size() && !site.operands[anchor].keeps_device &&
+      std::all_of(operands[anchor].groups.begin(), operands[anchor].groups.end(), on_cpu))
+    for (size_t i = 0; i < site.operands.size(); ++i)
+      if (i != anchor && !operands[i].groups.empty() && !site.operands[i].is_target &&
+          std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
+                      [](const auto &p) { return is_activation(p.first); })) {
+        anchor = i;
+        break;
+      }
   // A layer's own parameter anchors rather than state allocated elsewhere: the state moves.
   auto held = [](const auto &p) { return p.first->kind == OriginKind::HeldState; };
   if (anchor == site.operands.size())
