@@ -180,9 +180,13 @@ std::string describe_origin(const Origin &o, const Site &site) {
     return "skip-key argument `" + label + "`, left where it was created" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
-  case OriginKind::HeldState:
-    return "`" + label + "`, allocated once, on one device, by whoever built `" +
+  case OriginKind::HeldState: {
+    // `cache_params.update_conv_state(...)`: a method of the object handing back its state.
+    bool returned = label.size() > 5 && label.compare(label.size() - 5, 5, "(...)") == 0;
+    return "`" + label + "`" + (returned ? " returns state" : "") +
+           ", allocated once, on one device, by whoever built `" +
            label.substr(0, label.find('.')) + "`; no hook moves the tensors an object holds" + line;
+  }
   }
   return label + line;
 }

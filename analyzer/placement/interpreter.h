@@ -77,6 +77,7 @@ private:
   // with tensors allocated on a device it is given (`self.ssm_states = [torch.zeros(...,
   // device=device) ...]`): read through an argument, they sit where the object was built.
   std::unordered_set<std::string_view> held_state_attributes_;
+  std::unordered_set<std::string_view> held_state_methods_; // that return held state
   // Inside a submodule's method inlined for its caller: its sites are the submodule's own,
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
@@ -144,6 +145,7 @@ private:
   Value eval(const Expr *e);
   std::string_view self_key(const Expr *e);
   Value module_value(std::string_view path, const ChildDecl *child);
+  bool is_argument_object(const Expr *object, const Value &v) const;
   Value eval_attribute(const Expr *e);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);

@@ -776,6 +776,16 @@ Value Interpreter::eval_call(const Expr *call) {
         Args args = eval_args(call);
         return script_model_call(call, callee->operands[0], receiver, args);
       }
+      // `cache_params.update_conv_state(...)` of a transformers cache: it returns the state
+      // the cache holds, where its builder allocated it.
+      if (frame_->unit && held_state_methods_.count(leaf) &&
+          is_argument_object(callee->operands[0], receiver)) {
+        eval_args(call);
+        return tensor(make_origin(
+            OriginKind::HeldState,
+            intern(std::string(callee->operands[0]->text) + "." + std::string(leaf) + "(...)"),
+            call->range));
+      }
       return tensor_method(call, leaf, receiver);
     case Value::Kind::Self:
     case Value::Kind::Module: {

@@ -199,6 +199,15 @@ Value Interpreter::module_value(std::string_view path, const ChildDecl *child) {
   return v;
 }
 
+// `cache_params` is the argument object itself, as the caller passed it.
+bool Interpreter::is_argument_object(const Expr *object, const Value &v) const {
+  return object->kind == ExprKind::Name && v.has_origins() &&
+         std::all_of(v.origins.begin(), v.origins.end(), [&](const Origin *o) {
+           return (o->kind == OriginKind::Input || o->kind == OriginKind::Skip) &&
+                  !o->layer_caches && o->label == object->text;
+         });
+}
+
 Value Interpreter::eval_attribute(const Expr *e) {
   const Expr *object = e->operands[0];
   std::string_view attr = e->text;
@@ -258,11 +267,7 @@ Value Interpreter::eval_attribute(const Expr *e) {
       return Value::neutral();
     // `cache_params.ssm_states` inside a module: the state object came in as an argument, its
     // tensors stayed where its builder allocated them.
-    if (frame_->unit && held_state_attributes_.count(attr) && object->kind == ExprKind::Name &&
-        std::all_of(base.origins.begin(), base.origins.end(), [&](const Origin *o) {
-          return (o->kind == OriginKind::Input || o->kind == OriginKind::Skip) &&
-                 !o->layer_caches && o->label == object->text; // the argument itself
-        }))
+    if (frame_->unit && held_state_attributes_.count(attr) && is_argument_object(object, base))
       return tensor(make_origin(OriginKind::HeldState,
                                 intern(std::string(object->text) + "." + std::string(attr)),
                                 e->range));

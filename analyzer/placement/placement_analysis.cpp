@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/torch_catalog.h"
+#include "model/transformers_summary.h"
 #include "placement/interpreter.h"
 
 namespace devlint {
@@ -290,6 +291,16 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
     if (!cls->is_module)
       if (const FunctionDef *init = cls->find_method("__init__"))
         collect_held_state(init->body, held_state_attributes_);
+  // A transformers cache class the package imports (`from ...cache_utils import MambaCache`):
+  // its state as the built-in summary records it.
+  for (const SyntaxFile *file : pkg.files)
+    for (const ImportedName &imported : file->imports)
+      if (const TransformersHeldState *held = find_transformers_held_state(imported.name)) {
+        for (const std::string &attr : split_summary_names(held->attributes))
+          held_state_attributes_.insert(intern(attr));
+        for (const std::string &method : split_summary_names(held->methods))
+          held_state_methods_.insert(intern(method));
+      }
   find_unpassed_arguments();
 }
 
