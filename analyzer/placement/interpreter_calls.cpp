@@ -80,6 +80,22 @@ OriginSet Interpreter::tensor_union(const Args &args) {
   return out;
 }
 
+// `x.index_select(0, beam_idx)`: the index of these operations can only be a tensor, so a fix
+// may move it even when nothing else says so (an unannotated argument).
+void Interpreter::note_index_tensor(std::string_view operation, const Args &args, size_t shift) {
+  static const std::unordered_set<std::string_view> index_second = {
+      "index_select", "gather",       "index_add",      "index_add_",     "index_copy",
+      "index_copy_",  "index_fill",   "index_fill_",    "scatter",        "scatter_",
+      "scatter_add",  "scatter_add_", "scatter_reduce", "scatter_reduce_"};
+  size_t position = operation == "take_along_dim" ? 0 : 1;
+  if (operation != "take_along_dim" && !index_second.count(operation))
+    return;
+  if (position + shift < args.positional.size())
+    note_tensor(args.positional[position + shift]);
+  else if (const Value *index = args.keyword(operation == "take_along_dim" ? "indices" : "index"))
+    note_tensor(*index);
+}
+
 Value Interpreter::first_tensor(const Args &args) {
   for (const Value &v : args.positional)
     if (v.kind == Value::Kind::Tensor && v.has_origins())
@@ -357,8 +373,10 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     return operation_site(SiteKind::Matmul, call, args, dotted, nullptr);
   if (torch_catalog::is_elementwise_function(leaf) && tensor_union(args).size() > 1)
     return operation_site(SiteKind::Arithmetic, call, args, dotted, nullptr);
-  if (torch_catalog::is_indexing_function(leaf))
+  if (torch_catalog::is_indexing_function(leaf)) {
+    note_index_tensor(leaf, args, 1); // torch.index_select(x, dim, index)
     return operation_site(SiteKind::Indexing, call, args, dotted, nullptr);
+  }
   if (leaf == "finfo" || leaf == "iinfo" || leaf == "is_tensor" || leaf == "numel" ||
       leaf == "is_floating_point" || leaf == "get_default_dtype" || leaf == "no_grad" ||
       starts_with(dotted, "torch.cuda") || starts_with(dotted, "torch.jit") ||
@@ -423,8 +441,10 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
   if (method == "copy_" || method == "expand_as" || method == "view_as" || method == "reshape_as" ||
       method == "update" || method == "get")
     return receiver;
-  if (torch_catalog::is_indexing_function(method))
+  if (torch_catalog::is_indexing_function(method)) {
+    note_index_tensor(method, args, 0);
     return operation_site(SiteKind::Indexing, call, args, "." + std::string(method), &receiver);
+  }
   if (torch_catalog::is_matmul_function(method))
     return operation_site(SiteKind::Matmul, call, args, "." + std::string(method), &receiver);
   if (torch_catalog::is_elementwise_function(method))
