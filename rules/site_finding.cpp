@@ -89,6 +89,18 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   if (anchor_text != f.origins.back().message ||
       m.anchor_origin->range.begin != f.origins.back().range.begin)
     related(m.anchor_origin, std::move(anchor_text));
+  if (site.entry_call && site.entry_file && site.entry_function) {
+    const SourceFile &entry_file = *site.entry_file->source;
+    RelatedLocation r;
+    r.path = entry_file.display_path;
+    r.range = site.entry_call->range;
+    std::string caller = site.entry_unit ? std::string(site.entry_unit->name) + "." : "";
+    caller += std::string(site.entry_function->name);
+    r.message = "`" + shorten_snippet(entry_file.slice(site.entry_call->range)) + "`: where `" +
+                caller + "` hands the operands to the helper, line " +
+                std::to_string(site.entry_call->range.line);
+    f.origins.push_back(std::move(r));
+  }
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);

@@ -379,5 +379,34 @@ class Merger(nn.Module):
   EXPECT_TRUE(said) << assignment->origins[0].message << " / " << assignment->origins[1].message;
 }
 
+// A crash inside a free helper also points at the call that handed it the operands (issue 10:
+// "report the site where the bad operand enters the helper call as well").
+TEST(Placement, FindingsInAHelperPointAtTheCallThatEnteredIt) {
+  const char *text = R"(
+def apply_rotary_pos_emb(q, k, cos, sin):
+    return q * cos + k * sin
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q_proj = nn.Linear(8, 8)
+        self.k_proj = nn.Linear(8, 8)
+
+    def forward(self, hidden_states, position_embeddings):
+        cos, sin = position_embeddings
+        return apply_rotary_pos_emb(self.q_proj(hidden_states), self.k_proj(hidden_states), cos, sin)
+)";
+  auto findings = check_text(text);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].range.line, 3u);
+  bool entered = false;
+  for (const auto &o : findings[0].origins)
+    entered |=
+        o.range.line == 13 &&
+        o.message.find("where `Attention.forward` hands the operands to the helper, line 13") !=
+            std::string::npos;
+  EXPECT_TRUE(entered) << findings[0].origins.back().message;
+}
+
 } // namespace
 } // namespace devlint

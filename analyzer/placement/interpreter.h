@@ -42,6 +42,9 @@ private:
     std::unordered_map<std::string_view, const FunctionDef *> local_functions;
     int depth = 0;
     bool script = false;
+    // A free function inlined at `call` in `caller`: where its arguments came in.
+    const Expr *call = nullptr;
+    const Frame *caller = nullptr;
   };
 
   struct Args {

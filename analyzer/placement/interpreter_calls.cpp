@@ -463,6 +463,10 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
   frame.file = file_of_.count(fn) ? file_of_[fn] : frame_->file;
   frame.depth = frame_->depth + 1;
   frame.script = frame_->script;
+  if (!bound_self) {
+    frame.call = call;
+    frame.caller = frame_;
+  }
   size_t first = bound_self && !fn->is_staticmethod ? 1 : 0;
   if (first == 1 && !fn->parameters.empty()) {
     Value self;

@@ -45,6 +45,11 @@ struct Site {
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;
   const SyntaxFile *file = nullptr;
+  // Inside a free function: the call that handed it the operands, in the code that called it.
+  const Expr *entry_call = nullptr;
+  const SyntaxFile *entry_file = nullptr;
+  const FunctionDef *entry_function = nullptr;
+  const ModuleClass *entry_unit = nullptr;
 };
 
 class SiteSink {

@@ -30,6 +30,14 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
   site.file = frame_->file;
   site.statement = frame_->statement;
+  // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
+  // helper also tells where to look.
+  for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {
+    site.entry_call = f->call;
+    site.entry_file = f->caller->file;
+    site.entry_function = f->caller->function;
+    site.entry_unit = f->caller->unit;
+  }
   int anchor = sink_.on_site(site);
   if (anchor < 0)
     return nullptr;
