@@ -353,25 +353,18 @@ void PackageBuilder::add_parameter(ModuleClass &cls, std::string_view name, bool
 namespace {
 
 // `device=...`, `x.device`, `.to(...)`, `.cuda()` anywhere in the expression.
-bool names_a_device(const Expr *e, int depth = 0) {
-  if (!e || depth > 64)
-    return true;
-  if (e->kind == ExprKind::Attribute && e->text == "device")
-    return true;
-  if (e->kind == ExprKind::Call) {
-    std::string_view leaf = callee_leaf(e);
-    if (leaf == "to" || leaf == "cuda" || e->keyword("device"))
-      return true;
-  }
-  if (e->kind == ExprKind::Name && e->text.find("device") != std::string_view::npos)
-    return true;
-  for (const Expr *operand : e->operands)
-    if (names_a_device(operand, depth + 1))
-      return true;
-  for (const Keyword &k : e->keywords)
-    if (names_a_device(k.value, depth + 1))
-      return true;
-  return false;
+bool names_a_device(const Expr *e) {
+  return any_subexpression(
+      e,
+      [](const Expr *x) {
+        if (x->kind == ExprKind::Attribute && x->text == "device")
+          return true;
+        if (x->kind == ExprKind::Call &&
+            (callee_leaf(x) == "to" || callee_leaf(x) == "cuda" || x->keyword("device")))
+          return true;
+        return x->kind == ExprKind::Name && x->text.find("device") != std::string_view::npos;
+      },
+      64, true);
 }
 
 } // namespace

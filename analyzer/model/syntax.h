@@ -175,5 +175,24 @@ inline bool is_name(const Expr *e, std::string_view name) {
 std::string dotted_name(const Expr *e);
 // The callee's last attribute or name: `torch.nn.functional.linear` -> "linear".
 std::string_view callee_leaf(const Expr *call);
+// Whether `matches` holds for `e` or an expression under it (operands and keyword values);
+// code nested deeper than `max_depth` counts as `too_deep`.
+template <typename Predicate>
+bool any_subexpression(const Expr *e, const Predicate &matches, int max_depth, bool too_deep,
+                       int depth = 0) {
+  if (!e)
+    return false;
+  if (depth > max_depth)
+    return too_deep;
+  if (matches(e))
+    return true;
+  for (const Expr *operand : e->operands)
+    if (any_subexpression(operand, matches, max_depth, too_deep, depth + 1))
+      return true;
+  for (const Keyword &k : e->keywords)
+    if (any_subexpression(k.value, matches, max_depth, too_deep, depth + 1))
+      return true;
+  return false;
+}
 
 } // namespace devlint

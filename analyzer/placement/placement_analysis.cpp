@@ -24,19 +24,14 @@ bool tensorish_annotation(std::string_view annotation) {
 }
 
 // A tensor constructor given a device: `torch.zeros(..., device=device)`.
-bool allocates_on_device(const Expr *e, int depth = 0) {
-  if (!e || depth > 32)
-    return false;
-  if (e->kind == ExprKind::Call && torch_catalog::is_tensor_constructor(callee_leaf(e)) &&
-      e->keyword("device"))
-    return true;
-  for (const Expr *operand : e->operands)
-    if (allocates_on_device(operand, depth + 1))
-      return true;
-  for (const Keyword &k : e->keywords)
-    if (allocates_on_device(k.value, depth + 1))
-      return true;
-  return false;
+bool allocates_on_device(const Expr *e) {
+  return any_subexpression(
+      e,
+      [](const Expr *x) {
+        return x->kind == ExprKind::Call && torch_catalog::is_tensor_constructor(callee_leaf(x)) &&
+               x->keyword("device");
+      },
+      32, false);
 }
 
 bool is_self_attribute(const Expr *e) {
