@@ -42,6 +42,11 @@ private:
     std::unordered_map<std::string_view, const FunctionDef *> local_functions;
     int depth = 0;
     bool script = false;
+    // Members of `self` read by code that runs on every path through the function so far
+    // (top-level statements, outside conditional expressions), and how deep in branches,
+    // loops and conditional expressions the running code is.
+    std::vector<std::string_view> members_read;
+    int nesting = 0;
     // A free function inlined at `call` in `caller`: where its arguments came in.
     const Expr *call = nullptr;
     const Frame *caller = nullptr;

@@ -124,6 +124,11 @@ Value Interpreter::eval(const Expr *e) {
   case ExprKind::UnaryOp:
     return eval(e->operands[0]);
   case ExprKind::BoolOp: {
+    ++frame_->nesting; // parts of it run only sometimes
+    struct Unnest {
+      Frame *frame;
+      ~Unnest() { --frame->nesting; }
+    } unnest{frame_};
     if (e->text == "not") {
       eval(e->operands[0]);
       return Value::neutral();
@@ -134,6 +139,11 @@ Value Interpreter::eval(const Expr *e) {
     return out;
   }
   case ExprKind::Conditional: {
+    ++frame_->nesting; // parts of it run only sometimes
+    struct Unnest {
+      Frame *frame;
+      ~Unnest() { --frame->nesting; }
+    } unnest{frame_};
     Value a = eval(e->operands[0]);
     eval(e->operands[1]);
     Value b = eval(e->operands[2]);
@@ -158,6 +168,11 @@ Value Interpreter::eval(const Expr *e) {
   case ExprKind::Starred:
     return eval(e->operands[0]);
   case ExprKind::Comprehension: {
+    ++frame_->nesting; // parts of it run only sometimes
+    struct Unnest {
+      Frame *frame;
+      ~Unnest() { --frame->nesting; }
+    } unnest{frame_};
     Value element = element_of(e->operands[1]);
     Value body;
     if (environment_too_large()) { // see kMaxJoinedEnvironment
@@ -214,6 +229,10 @@ Value Interpreter::eval_attribute(const Expr *e) {
   if (is_name(object, "self") ||
       (object->kind == ExprKind::Name && frame_->env.count(object->text) &&
        frame_->env[object->text].kind == Value::Kind::Self)) {
+    if (frame_->nesting == 0 && frame_->function &&
+        std::find(frame_->members_read.begin(), frame_->members_read.end(), attr) ==
+            frame_->members_read.end())
+      frame_->members_read.push_back(attr);
     auto assigned = frame_->env.find(self_key(e));
     if (assigned != frame_->env.end())
       return assigned->second;

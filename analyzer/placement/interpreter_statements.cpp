@@ -86,11 +86,15 @@ void Interpreter::exec(const Stmt *s) {
     break;
   }
   case StmtKind::If:
+    ++frame_->nesting;
     exec_if(s);
+    --frame_->nesting;
     break;
   case StmtKind::For:
   case StmtKind::While:
+    ++frame_->nesting;
     exec_loop(s);
+    --frame_->nesting;
     break;
   case StmtKind::With:
     for (const Expr *item : s->items)
@@ -100,6 +104,11 @@ void Interpreter::exec(const Stmt *s) {
     exec_block(s->body);
     break;
   case StmtKind::Try: {
+    ++frame_->nesting; // the rest of a try body may not run; handlers run only sometimes
+    struct Unnest {
+      Frame *frame;
+      ~Unnest() { --frame->nesting; }
+    } unnest{frame_};
     if (environment_too_large()) {
       exec_block(s->body);
       for (const auto &handler : s->handlers)

@@ -57,6 +57,9 @@ public:
   // split: a class kept whole in one place and split in another decides per place of use, so
   // an argument only present where it is kept whole meets nothing on another device.
   bool absent_where_split(const ModuleClass *unit, std::string_view parameter) const;
+  // Whether `unit`'s constructor does not build `member` where `unit` may be split: code that
+  // always reads it runs only where the class is kept whole.
+  bool unbuilt_where_split(const ModuleClass *unit, std::string_view member) const;
 
 private:
   const Package &package_;
@@ -69,7 +72,6 @@ private:
   // (`use_position_embeddings=False` skips the relative-position biases there).
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> unbuilt_where_split_;
   std::vector<std::string_view> parameters_unbuilt_where_split(const ModuleClass *unit) const;
-  bool unbuilt_where_split(const ModuleClass *unit, std::string_view member) const;
   UnitFacts no_unit_;
 
   bool never_split_context(const ModuleClass *cls, int depth) const;
