@@ -1,5 +1,7 @@
 // What a module class's __init__ (and the helpers it calls) declares: children, parameters and
 // buffers, plain tensor attributes; and which attributes other methods reassign.
+#include <algorithm>
+
 #include "model/package_builder.h"
 #include "model/text.h"
 #include "model/torch_catalog.h"
@@ -133,10 +135,16 @@ std::string_view PackageBuilder::self_attribute(const Expr *target) {
 
 namespace {
 
-// `e` is `self.<attr>` or a method chain on it (`self.attr.to(x.device)`), or on `local`.
-bool rooted_at(const Expr *e, std::string_view attr, std::string_view local) {
+// What a method chain starts from: `x` in `x.to(d).float()`.
+const Expr *method_chain_root(const Expr *e) {
   while (e && e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Attribute)
     e = e->operands[0]->operands[0];
+  return e;
+}
+
+// `e` is `self.<attr>` or a method chain on it (`self.attr.to(x.device)`), or on `local`.
+bool rooted_at(const Expr *e, std::string_view attr, std::string_view local) {
+  e = method_chain_root(e);
   if (!e)
     return false;
   if (e->kind == ExprKind::Attribute && e->text == attr && is_name(e->operands[0], "self"))
@@ -180,9 +188,7 @@ bool keeps_attribute(const std::vector<Stmt *> &function_body, std::string_view 
                      const Expr *value) {
   if (rooted_at(value, attr, {}))
     return true;
-  const Expr *root = value;
-  while (root && root->kind == ExprKind::Call && root->operands[0]->kind == ExprKind::Attribute)
-    root = root->operands[0]->operands[0];
+  const Expr *root = method_chain_root(value);
   if (!root || root->kind != ExprKind::Name)
     return false;
   bool seen = false;
@@ -384,12 +390,12 @@ bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValu
     if (locals && starts_with(dotted, "torch."))
       for (size_t i = 1; i < e->operands.size(); ++i) {
         const Expr *arg = e->operands[i];
-        if (arg->kind != ExprKind::Tuple && builds_cpu_tensor(arg, depth + 1, locals))
+        if (arg->kind == ExprKind::Tuple
+                ? std::any_of(
+                      arg->operands.begin(), arg->operands.end(),
+                      [&](const Expr *x) { return builds_cpu_tensor(x, depth + 1, locals); })
+                : builds_cpu_tensor(arg, depth + 1, locals))
           return true;
-        if (arg->kind == ExprKind::Tuple)
-          for (const Expr *element : arg->operands)
-            if (builds_cpu_tensor(element, depth + 1, locals))
-              return true;
       }
     if (e->operands[0]->kind == ExprKind::Attribute)
       return leaf != "to" && leaf != "cuda" &&

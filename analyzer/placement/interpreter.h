@@ -51,6 +51,14 @@ private:
     const Expr *call = nullptr;
     const Frame *caller = nullptr;
   };
+  // Marks the code run while it lives as running only on some paths (see Frame::nesting).
+  struct Conditional {
+    explicit Conditional(Frame *running) : frame(running) { ++frame->nesting; }
+    ~Conditional() { --frame->nesting; }
+    Conditional(const Conditional &) = delete;
+    Conditional &operator=(const Conditional &) = delete;
+    Frame *frame;
+  };
 
   struct Args {
     std::vector<Value> positional;

@@ -124,11 +124,7 @@ Value Interpreter::eval(const Expr *e) {
   case ExprKind::UnaryOp:
     return eval(e->operands[0]);
   case ExprKind::BoolOp: {
-    ++frame_->nesting; // parts of it run only sometimes
-    struct Unnest {
-      Frame *frame;
-      ~Unnest() { --frame->nesting; }
-    } unnest{frame_};
+    Conditional conditional(frame_); // parts of it run only sometimes
     if (e->text == "not") {
       eval(e->operands[0]);
       return Value::neutral();
@@ -139,11 +135,7 @@ Value Interpreter::eval(const Expr *e) {
     return out;
   }
   case ExprKind::Conditional: {
-    ++frame_->nesting; // parts of it run only sometimes
-    struct Unnest {
-      Frame *frame;
-      ~Unnest() { --frame->nesting; }
-    } unnest{frame_};
+    Conditional conditional(frame_); // parts of it run only sometimes
     Value a = eval(e->operands[0]);
     eval(e->operands[1]);
     Value b = eval(e->operands[2]);
@@ -168,11 +160,7 @@ Value Interpreter::eval(const Expr *e) {
   case ExprKind::Starred:
     return eval(e->operands[0]);
   case ExprKind::Comprehension: {
-    ++frame_->nesting; // parts of it run only sometimes
-    struct Unnest {
-      Frame *frame;
-      ~Unnest() { --frame->nesting; }
-    } unnest{frame_};
+    Conditional conditional(frame_); // parts of it run only sometimes
     Value element = element_of(e->operands[1]);
     Value body;
     if (environment_too_large()) { // see kMaxJoinedEnvironment

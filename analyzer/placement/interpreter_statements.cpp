@@ -85,17 +85,17 @@ void Interpreter::exec(const Stmt *s) {
     assign(t, result, nullptr);
     break;
   }
-  case StmtKind::If:
-    ++frame_->nesting;
+  case StmtKind::If: {
+    Conditional conditional(frame_);
     exec_if(s);
-    --frame_->nesting;
     break;
+  }
   case StmtKind::For:
-  case StmtKind::While:
-    ++frame_->nesting;
+  case StmtKind::While: {
+    Conditional conditional(frame_);
     exec_loop(s);
-    --frame_->nesting;
     break;
+  }
   case StmtKind::With:
     for (const Expr *item : s->items)
       eval(item);
@@ -104,11 +104,8 @@ void Interpreter::exec(const Stmt *s) {
     exec_block(s->body);
     break;
   case StmtKind::Try: {
-    ++frame_->nesting; // the rest of a try body may not run; handlers run only sometimes
-    struct Unnest {
-      Frame *frame;
-      ~Unnest() { --frame->nesting; }
-    } unnest{frame_};
+    // The rest of a try body may not run; handlers run only sometimes.
+    Conditional conditional(frame_);
     if (environment_too_large()) {
       exec_block(s->body);
       for (const auto &handler : s->handlers)

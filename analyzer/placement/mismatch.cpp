@@ -29,11 +29,11 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   bool explicit_placement = site.file && site.file->explicit_placement;
   // `_apply_relative_embeddings` starts with `self.linear_pos(...)`, which is built only where
   // the class is kept whole: the rest of that method runs only there, on the class's one device.
-  bool only_where_whole =
-      site.unit &&
-      std::any_of(site.members_read.begin(), site.members_read.end(), [&](std::string_view member) {
-        return placement.unbuilt_where_split(site.unit, member);
-      });
+  bool only_where_whole = site.unit && site.members_read &&
+                          std::any_of(site.members_read->begin(), site.members_read->end(),
+                                      [&](std::string_view member) {
+                                        return placement.unbuilt_where_split(site.unit, member);
+                                      });
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
       DeviceGroup g = only_where_whole && (is_activation(o) || o->kind == OriginKind::Parameter)

@@ -45,8 +45,9 @@ struct Site {
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;
   const SyntaxFile *file = nullptr;
-  // Members of `self` read on every path of the running method before this site.
-  std::vector<std::string_view> members_read;
+  // Members of `self` read on every path of the running method before this site (the running
+  // frame's list: valid while the sink looks at the site).
+  const std::vector<std::string_view> *members_read = nullptr;
   // Inside a free function: the call that handed it the operands, in the code that called it.
   const Expr *entry_call = nullptr;
   const SyntaxFile *entry_file = nullptr;

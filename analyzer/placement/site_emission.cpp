@@ -30,7 +30,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
   site.file = frame_->file;
   site.statement = frame_->statement;
-  site.members_read = frame_->members_read;
+  site.members_read = &frame_->members_read;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
   // helper also tells where to look.
   for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {
