@@ -11,8 +11,11 @@ public:
                                "on different devices",
                                R"(## What it does
 Flags binary tensor operations (`+ - * / @ ==`, in-place forms, `torch.add/mul/where/matmul/bmm/
-einsum`, `F.linear`, `F.scaled_dot_product_attention`) whose operands may be on different devices
-under a multi-GPU device map. The classic case is a residual add in a block that is not in
+einsum`, `F.linear`, `F.scaled_dot_product_attention`) and calls of compiled kernels that a file
+imports from another package (`selective_state_update` from mamba-ssm, `flash_attn_func`,
+torchvision's `batched_nms`) whose operands may be on different devices under a multi-GPU device
+map. transformers' own helpers (`_prepare_4d_causal_attention_mask`, imported relatively) only read
+a tensor's shape and dtype and are not kernels. The classic case is a residual add in a block that is not in
 `_no_split_modules`: the block's input and its MLP's output sit on different GPUs.
 
 ## Why is this bad?
@@ -29,7 +32,9 @@ class TransformerLayer(nn.Module):  # not in _no_split_modules
 
 ## Fix
 Move the later operand to the first operand's device (`mlp_output.to(hidden_states.device)`), or
-add the class to `_no_split_modules` so it always sits on one device.
+add the class to `_no_split_modules` so it always sits on one device. State that a kernel may
+update in place (a cache's `ssm_states[layer_idx]`) gets no automatic fix: a moved copy would be
+updated instead of the cache, so the cache has to be allocated on each layer's device.
 )",
                                FixStrategy::MoveToAnchor};
     return rule;

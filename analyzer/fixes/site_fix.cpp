@@ -172,6 +172,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                                        "tensor (an argument without a tensor annotation)";
         return;
       }
+    if (operand.may_update_in_place) {
+      finding.no_fix_reason = "`" + site.operation + "` may update " + text +
+                              " in place, and a moved copy would leave the holder's tensor "
+                              "unchanged: allocate it on the device of the layer that reads it";
+      return;
+    }
     if (may_be_none_attribute(site.unit, operand.expr)) {
       finding.no_fix_reason = text + " may be None (the module sets it to None in `__init__`)";
       return;
@@ -189,7 +195,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     moved_operands.push_back(operand);
     if (strategy == FixStrategy::CreateOnAnchor)
       if (auto edit = create_fresh_on_anchor(site, m, i, anchor)) {
-        fix.edits.push_back(*edit);
+        // `f(q, cu_seqlens, cu_seqlens)`: one tensor passed twice is created on the device once.
+        auto same = [&](const TextEdit &e) {
+          return e.begin == edit->begin && e.end == edit->end && e.replacement == edit->replacement;
+        };
+        if (std::none_of(fix.edits.begin(), fix.edits.end(), same))
+          fix.edits.push_back(*edit);
         created = true;
         continue;
       }
@@ -225,7 +236,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
   if (created && fix.edits.size() == 1)
     fix.title = "Create `" + shorten_snippet(file.slice(first->range)) + "` on the device of `" +
                 anchor + "`";
-  if (m.moved.size() > 1)
+  if (m.moved.size() > 1 && !(created && fix.edits.size() == 1))
     fix.title =
         "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";
   finding.fix = std::move(fix);

@@ -194,6 +194,20 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
 
 // `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
 // handed to a function as its first argument.
+// A function the file imports by an absolute import from a package other than torch and
+// transformers (mamba_ssm, flash_attn, causal_conv1d, torchvision): compiled code, not a helper
+// that only reads a tensor's shape or dtype (`_prepare_4d_causal_attention_mask`).
+bool imports_kernel(const SyntaxFile &file, std::string_view name) {
+  for (const ImportedName &imported : file.imports) {
+    if (imported.local_name != name || imported.name.empty() || imported.module.empty() ||
+        imported.module[0] == '.')
+      continue;
+    std::string_view top = imported.module.substr(0, imported.module.find('.'));
+    return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
+  }
+  return false;
+}
+
 const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit) {
   if (!unit || call->operands.size() < 2)
     return nullptr;
@@ -984,6 +998,30 @@ Value Interpreter::eval_call(const Expr *call) {
       unknown.origins.push_back(make_origin(OriginKind::Skip, "filled", arg->range));
       held->second = unknown;
     }
+  // `selective_state_update(state, x, ...)` from mamba-ssm, `flash_attn_func(q, k, v)`: a
+  // compiled kernel of another package wants every tensor it is handed on one device.
+  if (callee->kind == ExprKind::Name && !frame_->env.count(callee->text) && frame_->file &&
+      imports_kernel(*frame_->file, callee->text)) {
+    Site site;
+    site.kind = SiteKind::Matmul;
+    site.expr = call;
+    site.operation = std::string(callee->text) + "(...)";
+    auto add = [&site](const Expr *expr, const Value &v) {
+      if (v.kind != Value::Kind::Tensor || !v.has_origins())
+        return;
+      SiteOperand operand{expr, v.origins};
+      operand.may_update_in_place =
+          std::any_of(v.origins.begin(), v.origins.end(),
+                      [](const Origin *o) { return o->kind == OriginKind::HeldState; });
+      site.operands.push_back(operand);
+    };
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      add(call->operands[i + 1], args.positional[i]);
+    for (size_t k = 0; k < call->keywords.size(); ++k)
+      add(call->keywords[k].value, args.keywords[k].second);
+    const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
+    return anchored_result(reported, first_tensor(args));
+  }
   return first_tensor(args);
 }
 

@@ -34,6 +34,9 @@ struct SiteOperand {
   bool is_index = false;     // an index/mask operand: a CPU index is accepted by PyTorch
   bool is_target = false;    // labels/targets of a loss
   bool keeps_device = false; // must be the anchor: `x` in `x += y`, `a` in `a[i] = b`
+  // State a kernel of another package may update in place (`selective_state_update(state, ...)`):
+  // a moved copy would leave the holder's tensor unchanged, so no fix moves it.
+  bool may_update_in_place = false;
 };
 
 struct Site {
