@@ -141,6 +141,11 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
          name_ == "src" || name_ == "input" || name_ == "weight" || name_ == "bias"))
       site.operands.push_back({call->keywords[k].value, v.origins});
   }
+  // `torch.where(labels == -1, weight, embedding)` gives the values, not the condition: a value
+  // anchors the move (and the result), the condition built from inputs is what moves.
+  if (!receiver && ends_with(site.operation, ".where") && call->operands.size() > 1 &&
+      site.operands.size() > 1 && site.operands.front().expr == call->operands[1])
+    std::rotate(site.operands.begin(), site.operands.begin() + 1, site.operands.end());
   const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
   if (receiver && receiver->kind == Value::Kind::Tensor)
     return *receiver;
