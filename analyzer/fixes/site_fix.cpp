@@ -178,6 +178,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                               "unchanged: allocate it on the device of the layer that reads it";
       return;
     }
+    if (site.external_kernel && operand.expr->kind != ExprKind::Name &&
+        operand.expr->kind != ExprKind::Attribute) {
+      finding.no_fix_reason = text + " is computed in the call to `" + site.operation +
+                              "`: move what it is computed from";
+      return;
+    }
     if (may_be_none_attribute(site.unit, operand.expr)) {
       finding.no_fix_reason = text + " may be None (the module sets it to None in `__init__`)";
       return;

@@ -1006,6 +1006,7 @@ Value Interpreter::eval_call(const Expr *call) {
     site.kind = SiteKind::Matmul;
     site.expr = call;
     site.operation = std::string(callee->text) + "(...)";
+    site.external_kernel = true;
     auto add = [&site](const Expr *expr, const Value &v) {
       if (v.kind != Value::Kind::Tensor || !v.has_origins())
         return;

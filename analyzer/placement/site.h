@@ -48,6 +48,9 @@ struct Site {
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;
   const SyntaxFile *file = nullptr;
+  // A compiled kernel of another package (`batched_nms(boxes[keep], scores[keep], ...)`): an
+  // operand computed in the call is moved where it is computed, by the findings there.
+  bool external_kernel = false;
   // Members of `self` read on every path of the running method before this site (the running
   // frame's list: valid while the sink looks at the site).
   const std::vector<std::string_view> *members_read = nullptr;
