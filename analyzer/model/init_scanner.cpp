@@ -375,9 +375,11 @@ bool names_a_device(const Expr *e) {
 
 } // namespace
 
-bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValues *locals) const {
+bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValues *cpu_locals,
+                                       const ModuleClass *cls) const {
   if (!e || depth > 12)
     return false;
+  auto built = [&](const Expr *x) { return builds_cpu_tensor(x, depth + 1, cpu_locals, cls); };
   if (e->kind == ExprKind::Call) {
     std::string dotted = dotted_name(e->operands[0]);
     std::string_view leaf = callee_leaf(e);
@@ -387,54 +389,78 @@ bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValu
         (torch_catalog::is_tensor_constructor(leaf) || torch_catalog::is_random_sampling(leaf)))
       return true;
     // Inside a package function: `torch.cat((torch.sin(x), torch.cos(x)))` of CPU tensors.
-    if (locals && starts_with(dotted, "torch."))
+    if (cpu_locals && starts_with(dotted, "torch."))
       for (size_t i = 1; i < e->operands.size(); ++i) {
         const Expr *arg = e->operands[i];
         if (arg->kind == ExprKind::Tuple
-                ? std::any_of(
-                      arg->operands.begin(), arg->operands.end(),
-                      [&](const Expr *x) { return builds_cpu_tensor(x, depth + 1, locals); })
-                : builds_cpu_tensor(arg, depth + 1, locals))
+                ? std::any_of(arg->operands.begin(), arg->operands.end(), built)
+                : built(arg))
           return true;
       }
+    // `self.box_bias = self.compute_box_bias(n)`: a method of the class building it alike.
+    if (cls && e->operands[0]->kind == ExprKind::Attribute &&
+        is_name(e->operands[0]->operands[0], "self"))
+      if (const FunctionDef *method = cls->find_method(leaf))
+        return returns_cpu_tensor(*method, depth + 1, cls);
     if (e->operands[0]->kind == ExprKind::Attribute)
-      return leaf != "to" && leaf != "cuda" &&
-             builds_cpu_tensor(e->operands[0]->operands[0], depth + 1, locals);
+      return leaf != "to" && leaf != "cuda" && built(e->operands[0]->operands[0]);
     // `self.embed_positions = create_sinusoidal_positions(n, dim)`: a package function that
     // builds its result from torch constructors alone.
     if (e->operands[0]->kind == ExprKind::Name)
       if (const FunctionDef *fn = pkg_.find_function(leaf))
-        return returns_cpu_tensor(*fn, depth + 1);
+        return returns_cpu_tensor(*fn, depth + 1, nullptr);
     return false;
   }
   if (e->kind == ExprKind::BinaryOp)
-    return builds_cpu_tensor(e->operands[0], depth + 1, locals) ||
-           builds_cpu_tensor(e->operands[1], depth + 1, locals);
+    return built(e->operands[0]) || built(e->operands[1]);
   if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Subscript ||
       e->kind == ExprKind::UnaryOp)
-    return builds_cpu_tensor(e->operands[0], depth + 1, locals);
-  if (e->kind == ExprKind::Name && locals) {
-    auto local = locals->find(e->text);
-    return local != locals->end() && builds_cpu_tensor(local->second, depth + 1, locals);
-  }
+    return built(e->operands[0]);
+  if (e->kind == ExprKind::Name && cpu_locals)
+    return cpu_locals->count(e->text) > 0;
   return false;
 }
 
 // Every `return` of the function builds a CPU tensor from its own locals (never from its
-// parameters), and nothing in it names a device.
-bool PackageBuilder::returns_cpu_tensor(const FunctionDef &fn, int depth) const {
+// parameters), and nothing in it names a device. Guard clauses (`if ...: raise`) and in-place
+// arithmetic on a local are allowed; other branches and loops are too much to follow here.
+bool PackageBuilder::returns_cpu_tensor(const FunctionDef &fn, int depth,
+                                        const ModuleClass *cls) const {
   LocalValues locals;
   bool returns = false;
+  auto guard = [](const Stmt *s) {
+    return s->kind == StmtKind::If && s->orelse.empty() && !s->body.empty() &&
+           std::all_of(s->body.begin(), s->body.end(),
+                       [](const Stmt *b) { return b->kind == StmtKind::Raise; });
+  };
   for (const Stmt *s : fn.body) {
-    if (s->kind == StmtKind::Assign && s->targets.size() == 1 &&
-        s->targets[0]->kind == ExprKind::Name && s->value)
-      locals[s->targets[0]->text] = s->value;
-    else if (s->kind == StmtKind::Return && s->value) {
-      if (!builds_cpu_tensor(s->value, depth, &locals))
+    if (s->kind == StmtKind::Assign && s->targets.size() == 1 && s->value) {
+      // Decided at the assignment, so `x = x.view(-1, 2)` reads the earlier `x`.
+      const Expr *target = s->targets[0];
+      const bool cpu = builds_cpu_tensor(s->value, depth, &locals, cls);
+      auto bind = [&](const Expr *name) {
+        if (cpu)
+          locals.insert(name->text);
+        else
+          locals.erase(name->text);
+      };
+      if (target->kind == ExprKind::Name)
+        bind(target);
+      else if (target->kind == ExprKind::Tuple) // `xx, yy = torch.meshgrid(x, y)`
+        for (const Expr *element : target->operands) {
+          if (element->kind != ExprKind::Name)
+            return false;
+          bind(element);
+        }
+      else
+        return false;
+    } else if (s->kind == StmtKind::Return && s->value) {
+      if (!builds_cpu_tensor(s->value, depth, &locals, cls))
         return false;
       returns = true;
-    } else if (s->kind != StmtKind::Expr)
-      return false; // branches, loops: too much to follow here
+    } else if (s->kind != StmtKind::Expr && s->kind != StmtKind::AugAssign && !guard(s)) {
+      return false;
+    }
   }
   if (!returns)
     return false;
@@ -598,10 +624,16 @@ void PackageBuilder::scan_assignment(
     add_child(cls, std::move(child));
     return;
   }
-  if (builds_cpu_tensor(value)) {
+  if (builds_cpu_tensor(value, 0, nullptr, &cls)) {
     cls.plain_tensors.push_back({std::string(attr), range, true});
     return;
   }
+  // A subclass that builds the attribute otherwise (`self.box_bias = self.placed_bias(cfg)`
+  // after `super().__init__`) hides its base's CPU tensor.
+  if (value->kind == ExprKind::Call &&
+      std::none_of(cls.plain_tensors.begin(), cls.plain_tensors.end(),
+                   [attr](const PlainTensorAttribute &p) { return p.name == attr; }))
+    cls.plain_tensors.push_back({std::string(attr), range, false});
   // `self.vision_tower = build_vision_tower(cfg)` with a builder from outside the package: a
   // child if some method calls it (decided once every method has been read).
   if (value->kind == ExprKind::Call && is_opaque_factory_call(value)) {

@@ -78,10 +78,12 @@ private:
                          const std::unordered_map<std::string_view, const FunctionDef *> &builders,
                          ChildDecl &child);
   void add_parameter(ModuleClass &cls, std::string_view name, bool buffer, SourceRange range);
-  using LocalValues = std::unordered_map<std::string_view, const Expr *>;
+  // Locals of a function known to hold a CPU tensor built there.
+  using LocalValues = std::unordered_set<std::string_view>;
   // A tensor built on the CPU (no `device=`), following the locals of a package function.
-  bool builds_cpu_tensor(const Expr *e, int depth = 0, const LocalValues *locals = nullptr) const;
-  bool returns_cpu_tensor(const FunctionDef &fn, int depth) const;
+  bool builds_cpu_tensor(const Expr *e, int depth = 0, const LocalValues *cpu_locals = nullptr,
+                         const ModuleClass *cls = nullptr) const;
+  bool returns_cpu_tensor(const FunctionDef &fn, int depth, const ModuleClass *cls) const;
   void scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,
                  std::unordered_map<std::string_view, const FunctionDef *> &builders,
                  std::unordered_set<const FunctionDef *> &visited);
