@@ -114,9 +114,9 @@ private:
   Value join(const Value &a, const Value &b) const {
     return devlint::join(a, b, limits_.max_origins);
   }
-  Env join_env(const Env &a, const Env &b) const {
-    return devlint::join_env(a, b, limits_.max_origins);
-  }
+  // Joins the environments of two paths; a member assigned on one path only is, on the other,
+  // what the class declares.
+  Env join_env(const Env &a, const Env &b);
   OriginSet origins_of(const Value &v) const { return devlint::origins_of(v, limits_.max_origins); }
   Value as_tensor(const Value &v) const { return devlint::as_tensor(v, limits_.max_origins); }
 
@@ -164,6 +164,9 @@ private:
   Value module_value(std::string_view path, const ChildDecl *child);
   bool is_argument_object(const Expr *object, const Value &v) const;
   Value eval_attribute(const Expr *e);
+  // `self.attr` as the running class declares it (a child, parameter or plain tensor), before
+  // any method assigns it; nullopt when the class declares no such member.
+  std::optional<Value> declared_member(std::string_view attr);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);
   Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,

@@ -189,6 +189,49 @@ Value Interpreter::eval(const Expr *e) {
   }
 }
 
+std::optional<Value> Interpreter::declared_member(std::string_view attr) {
+  const ModuleClass *unit = frame_->unit;
+  if (!unit)
+    return std::nullopt;
+  if (const ChildDecl *child = unit->find_child(attr))
+    return module_value(attr, child);
+  if (const ParameterDecl *param = unit->find_parameter(attr)) {
+    if (param->is_scalar)
+      return Value::neutral(); // a 0-dim buffer mixes with any device
+    return tensor(make_origin(OriginKind::Parameter, attr, param->range));
+  }
+  if (const PlainTensorAttribute *plain = unit->find_plain_tensor(attr)) {
+    if (plain->created_on_cpu && !unit->is_reassigned(attr))
+      return tensor(make_origin(OriginKind::PlainTensor, attr, plain->range));
+    return Value::neutral();
+  }
+  return std::nullopt;
+}
+
+Env Interpreter::join_env(const Env &a, const Env &b) {
+  Env out = devlint::join_env(a, b, limits_.max_origins);
+  // `if n > len(self.weights): self.weights = nn.Parameter(...)`: the path that skips the
+  // assignment still reads the registered parameter.
+  auto declared_on_other_path = [&](const Env &assigned, const Env &other) {
+    for (const auto &entry : assigned) {
+      std::string_view key = entry.first;
+      if (!starts_with(key, "self.") || other.count(key))
+        continue;
+      std::string_view attr = key.substr(5);
+      if (attr.find_first_of(".[ ") != std::string_view::npos)
+        continue;
+      std::optional<Value> declared = declared_member(attr);
+      if (declared && declared->kind == Value::Kind::Tensor) {
+        Value &joined = out[key];
+        joined = join(joined, *declared);
+      }
+    }
+  };
+  declared_on_other_path(a, b);
+  declared_on_other_path(b, a);
+  return out;
+}
+
 std::string_view Interpreter::self_key(const Expr *e) {
   return frame_->file ? frame_->file->source->slice(e->range) : e->text;
 }
@@ -227,18 +270,8 @@ Value Interpreter::eval_attribute(const Expr *e) {
     const ModuleClass *unit = frame_->unit;
     if (!unit)
       return Value::neutral();
-    if (const ChildDecl *child = unit->find_child(attr))
-      return module_value(attr, child);
-    if (const ParameterDecl *param = unit->find_parameter(attr)) {
-      if (param->is_scalar)
-        return Value::neutral(); // a 0-dim buffer mixes with any device
-      return tensor(make_origin(OriginKind::Parameter, attr, param->range));
-    }
-    if (const PlainTensorAttribute *plain = unit->find_plain_tensor(attr)) {
-      if (plain->created_on_cpu && !unit->is_reassigned(attr))
-        return tensor(make_origin(OriginKind::PlainTensor, attr, plain->range));
-      return Value::neutral();
-    }
+    if (std::optional<Value> declared = declared_member(attr))
+      return *declared;
     if (attr == "device")
       return device_of(tensor(make_origin(OriginKind::Input, "self.device", e->range)));
     if (unit->has_builtin_parameters && (attr == "weight" || attr == "bias"))

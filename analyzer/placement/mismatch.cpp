@@ -170,9 +170,11 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       bool shared =
           std::any_of(operands[i].groups.begin(), operands[i].groups.end(),
                       [&, &g = anchor_group](const auto &p) { return same_device(p.second, g); });
+      // (a parameter: a member the method replaces on one path only, read on the other)
       bool submodule = anchor_origin->kind == OriginKind::Child ||
                        anchor_origin->kind == OriginKind::LayerIteration ||
-                       anchor_origin->kind == OriginKind::Input;
+                       anchor_origin->kind == OriginKind::Input ||
+                       anchor_origin->kind == OriginKind::Parameter;
       if (shared || !submodule || operands[i].groups.empty())
         continue;
       if (!out.moved_origin) {
