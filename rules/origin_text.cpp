@@ -160,6 +160,8 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
     if (after_its_loop(o, site))
       return "output of an element of `self." + label + "`, read after the loop over it" + line;
+    if (o.settled && !o.loop) // `prior = self.priors[level]` before the loop that calls it
+      return "output of one element of `self." + label + "`, the same on every pass" + line;
     if (o.collected)
       return "outputs of the elements of `self." + label + "`, gathered by a comprehension" + line;
     if (o.earlier_iteration)
@@ -208,7 +210,7 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache";
-    if (after_its_loop(o, site) || o.collected)
+    if (after_its_loop(o, site) || o.collected || (o.settled && !o.loop))
       return "a `self." + label + "` output";
     return o.earlier_iteration ? "earlier `self." + label + "` outputs"
                                : "this iteration's `self." + label + "` output";

@@ -50,6 +50,8 @@ private:
     // A free function inlined at `call` in `caller`: where its arguments came in.
     const Expr *call = nullptr;
     const Frame *caller = nullptr;
+    // How many loops were running when the frame started: loops_ past these are its own.
+    size_t outer_loops = 0;
   };
   // Marks the code run while it lives as running only on some paths (see Frame::nesting).
   struct Conditional {

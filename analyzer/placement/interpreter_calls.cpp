@@ -112,7 +112,15 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     note_tensor(args.positional[0]);
   if (callee.kind == Value::Kind::ModuleItem) {
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
-    const_cast<Origin *>(o)->loop = loops_.empty() ? nullptr : loops_.back();
+    Origin *element = const_cast<Origin *>(o);
+    element->loop = loops_.empty() ? nullptr : loops_.back();
+    // One element picked before any loop and called in one: the same module every pass.
+    if (loops_.size() > frame_->outer_loops && !callee.picked_in_loop) {
+      element->loop = nullptr;
+      element->settled = true;
+    } else if (callee.picked_in_loop) {
+      element->loop = callee.picked_in_loop;
+    }
     return tensor(o);
   }
   const ChildDecl *child = callee.child;
@@ -472,6 +480,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
       std::find(call_stack_.begin(), call_stack_.end(), fn) != call_stack_.end())
     return first_tensor(args);
   Frame frame;
+  frame.outer_loops = loops_.size();
   frame.unit = unit;
   frame.function = fn;
   frame.file = file_of_.count(fn) ? file_of_[fn] : frame_->file;

@@ -45,6 +45,7 @@ Value Interpreter::element_of(const Expr *iterable) {
           (owner.child->kind != ChildKind::Single || owner.child->is_container)) {
         Value item;
         item.kind = Value::Kind::ModuleItem;
+        item.picked_in_loop = loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
         item.path = owner.path;
         if (method == "keys")
           return Value::neutral();
@@ -70,6 +71,7 @@ Value Interpreter::element_of(const Expr *iterable) {
     if (v.child && (v.child->kind != ChildKind::Single || v.child->is_container)) {
       Value item;
       item.kind = Value::Kind::ModuleItem;
+      item.picked_in_loop = loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
       item.path = v.path;
       return item;
     }
@@ -354,6 +356,7 @@ Value Interpreter::eval_subscript(const Expr *e) {
       eval(e->operands[i]);
     Value item;
     item.kind = Value::Kind::ModuleItem;
+    item.picked_in_loop = loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
     item.path = base.path;
     return item;
   }

@@ -383,6 +383,7 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
   statements_run_ = 0;
   loop_depth_ = 0;
   Frame frame;
+  frame.outer_loops = loops_.size();
   frame.unit = unit;
   frame.function = fn;
   frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
@@ -421,6 +422,7 @@ void Interpreter::analyze_script(const SyntaxFile *file) {
   statements_run_ = 0;
   loop_depth_ = 0;
   Frame frame;
+  frame.outer_loops = loops_.size();
   frame.file = file;
   frame.script = true;
   Frame *saved = frame_;
