@@ -408,5 +408,30 @@ class Attention(nn.Module):
   EXPECT_TRUE(entered) << findings[0].origins.back().message;
 }
 
+
+// A loop over a ModuleList runs at least once: after it, `queries` is what the layers returned,
+// not the argument it started from (SAM's two-way transformer, stop 20 sample B #8).
+TEST(Placement, ValuesAfterALoopOverLayersComeFromTheLayers) {
+  const char *text = R"(
+class TwoWay(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+        self.final_attn = nn.Linear(4, 4)
+
+    def forward(self, point_embeddings):
+        queries = point_embeddings
+        for layer in self.layers:
+            queries = layer(queries)
+        attn_out = self.final_attn(queries)
+        return queries + attn_out
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL002:13"}));
+  EXPECT_NE(findings[0].message.find("`queries` (a `self.layers` output)"), std::string::npos)
+      << findings[0].message;
+  EXPECT_EQ(findings[0].message.find("point_embeddings"), std::string::npos)
+      << findings[0].message;
+}
 } // namespace
 } // namespace devlint

@@ -245,8 +245,17 @@ void Interpreter::exec_loop(const Stmt *s) {
       age_iterations(frame_->env, s);
     }
   }
-  Env after = passes == 2 ? join_env(join_env(before, after_first), frame_->env)
-                          : join_env(before, frame_->env);
+  // A loop over a model's ModuleList runs at least once: what comes after it is what its last
+  // pass left, not the value from before it (`queries = point_embeddings` then the layers).
+  auto picks_module = [](const Value &v) { return v.kind == Value::Kind::ModuleItem; };
+  const bool runs_once =
+      s->kind == StmtKind::For &&
+      (picks_module(element) ||
+       (element.kind == Value::Kind::Tuple && element.elements &&
+        std::any_of(element.elements->begin(), element.elements->end(), picks_module)));
+  Env after = runs_once     ? (passes == 2 ? join_env(after_first, frame_->env) : frame_->env)
+              : passes == 2 ? join_env(join_env(before, after_first), frame_->env)
+                            : join_env(before, frame_->env);
   frame_->env = std::move(after);
   --loop_depth_;
   loops_.pop_back();
