@@ -408,7 +408,6 @@ class Attention(nn.Module):
   EXPECT_TRUE(entered) << findings[0].origins.back().message;
 }
 
-
 // A loop over a ModuleList runs at least once: after it, `queries` is what the layers returned,
 // not the argument it started from (SAM's two-way transformer, stop 20 sample B #8).
 TEST(Placement, ValuesAfterALoopOverLayersComeFromTheLayers) {
@@ -430,8 +429,7 @@ class TwoWay(nn.Module):
   ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL002:13"}));
   EXPECT_NE(findings[0].message.find("`queries` (a `self.layers` output)"), std::string::npos)
       << findings[0].message;
-  EXPECT_EQ(findings[0].message.find("point_embeddings"), std::string::npos)
-      << findings[0].message;
+  EXPECT_EQ(findings[0].message.find("point_embeddings"), std::string::npos) << findings[0].message;
 }
 } // namespace
 } // namespace devlint
