@@ -431,5 +431,27 @@ class TwoWay(nn.Module):
       << findings[0].message;
   EXPECT_EQ(findings[0].message.find("point_embeddings"), std::string::npos) << findings[0].message;
 }
+// A head list the parent sets (`__init__` leaves `self.bbox_embed = None`) called by index inside
+// the class: its output is that head's, not the argument passed through (stop 20 sample B #16).
+TEST(Placement, HeadsSetFromOutsideAreNotPassThroughs) {
+  const char *text = R"(
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+        self.bbox_embed = None
+
+    def forward(self, hidden_states, reference_points):
+        for idx, layer in enumerate(self.layers):
+            hidden_states = layer(hidden_states)
+            tmp = self.bbox_embed[idx](hidden_states)
+            reference_points = tmp + reference_points
+        return reference_points
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL002:12"}));
+  EXPECT_NE(findings[0].message.find("`self.bbox_embed` output"), std::string::npos)
+      << findings[0].message;
+}
 } // namespace
 } // namespace devlint

@@ -954,6 +954,22 @@ Value Interpreter::eval_call(const Expr *call) {
   }
   Value target = eval(callee);
   Args args = eval_args(call);
+  // `self.bbox_embed[idx](h)` where `__init__` left `self.bbox_embed = None` for the parent to
+  // set (`self.model.decoder.bbox_embed = self.bbox_embed`): an element of a module list the
+  // class does not declare, not a pass-through of `h`.
+  if (callee->kind == ExprKind::Subscript && target.kind == Value::Kind::Neutral && frame_->unit &&
+      !frame_->script) {
+    const Expr *base = callee->operands[0];
+    if (base->kind == ExprKind::Attribute && is_name(base->operands[0], "self") &&
+        !frame_->env.count(self_key(base)) && !frame_->unit->find_child(base->text) &&
+        !frame_->unit->find_parameter(base->text) && !frame_->unit->find_method(base->text)) {
+      Value item;
+      item.kind = Value::Kind::ModuleItem;
+      item.path = base->text;
+      item.picked_in_loop = loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
+      return module_call(item, call, args);
+    }
+  }
   if (frame_->script && has_literal(target))
     return script_model_call(call, callee, target, args);
   if (target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem)
