@@ -733,6 +733,10 @@ void PackageBuilder::scan_call(ModuleClass &cls, const Expr *e, SourceRange rang
     add_parameter(cls, e->operands[1]->text, leaf == "register_buffer", range);
     if (e->operands.size() > 2) {
       const Expr *value = e->operands[2];
+      // `stride = torch.tensor(s, dtype=torch.int64); self.register_buffer("stride", stride)`
+      if (value->kind == ExprKind::Name)
+        if (auto local = init_locals_.find(value->text); local != init_locals_.end())
+          value = local->second;
       bool scalar = value->kind == ExprKind::Call && callee_leaf(value) == "tensor" &&
                     value->operands.size() > 1 && value->operands[1]->kind != ExprKind::Tuple &&
                     value->operands[1]->kind != ExprKind::Comprehension;
