@@ -453,5 +453,34 @@ class Decoder(nn.Module):
   EXPECT_NE(findings[0].message.find("`self.bbox_embed` output"), std::string::npos)
       << findings[0].message;
 }
+// A wrapper that only calls the modules its constructor was handed (DETR's ConvModel around the
+// backbone) is an opaque unit with its own device, not a pass-through of its argument (issue 10
+// bullet 1; stop 20 sample B #35 named the padding mask 'argument pixel_values').
+TEST(Placement, WrappersOfPassedModulesAreNotPassThroughs) {
+  const char *text = R"(
+class ConvModel(nn.Module):
+    def __init__(self, conv_encoder):
+        super().__init__()
+        self.conv_encoder = conv_encoder
+
+    def forward(self, pixel_values):
+        return self.conv_encoder(pixel_values)
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = ConvModel(nn.Conv2d(3, 4, 3))
+        self.encoder = nn.Linear(4, 4)
+
+    def forward(self, pixel_values):
+        mask = self.backbone(pixel_values)
+        hidden = self.encoder(pixel_values)
+        return hidden.masked_fill(mask, 0.0)
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL006:19"}));
+  EXPECT_NE(findings[0].message.find("`mask` (from `self.backbone`)"), std::string::npos)
+      << findings[0].message;
+}
 } // namespace
 } // namespace devlint

@@ -111,10 +111,33 @@ void PackageBuilder::collect_members(ModuleClass &cls) {
       std::unordered_map<std::string_view, const FunctionDef *> local_builders;
       std::unordered_set<const FunctionDef *> visited;
       scan_init(cls, f->body, local_builders, visited);
+      cls.calls_passed_module = calls_passed_module(cls, *f);
     } else {
       collect_reassigned(cls, f->body, f->body);
     }
   }
+}
+
+bool PackageBuilder::calls_passed_module(const ModuleClass &cls, const FunctionDef &init) const {
+  for (const Stmt *s : init.body) {
+    if (s->kind != StmtKind::Assign || !s->value || s->value->kind != ExprKind::Name)
+      continue;
+    bool passed = std::any_of(init.parameters.begin() + (init.parameters.empty() ? 0 : 1),
+                              init.parameters.end(),
+                              [&](const Parameter &p) { return p.name == s->value->text; });
+    for (const Expr *t : s->targets) {
+      std::string_view attr = self_attribute(t);
+      if (!passed || attr.empty())
+        continue;
+      AttributeUse use;
+      for (const FunctionDef *m : cls.def->methods)
+        if (m != &init)
+          find_uses(m->body, attr, use);
+      if (use.called)
+        return true;
+    }
+  }
+  return false;
 }
 
 void PackageBuilder::collect_strings(const Expr *e, std::vector<std::string> &out) {

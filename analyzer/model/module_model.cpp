@@ -59,7 +59,7 @@ bool ModuleClass::is_reassigned(std::string_view attr) const {
 }
 
 bool ModuleClass::has_parameters() const {
-  if (has_builtin_parameters)
+  if (has_builtin_parameters || calls_passed_module)
     return true;
   for (const ParameterDecl *p : all_parameters()) {
     (void)p;

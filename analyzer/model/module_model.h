@@ -120,8 +120,11 @@ struct ModuleClass {
   bool is_module = false;                 // an nn.Module (directly or through bases)
   bool is_pretrained_model = false;       // a PreTrainedModel subclass
   bool has_builtin_parameters = false;    // subclasses nn.Linear, nn.Embedding, ...
-  std::vector<ChildDecl> children;        // in registration order
-  std::vector<ParameterDecl> parameters;  // parameters and buffers, registration order
+  // Calls a module its constructor was handed (`self.conv_encoder = conv_encoder`, then
+  // `self.conv_encoder(pixel_values)`): an opaque unit with its own device, not a pass-through.
+  bool calls_passed_module = false;
+  std::vector<ChildDecl> children;       // in registration order
+  std::vector<ParameterDecl> parameters; // parameters and buffers, registration order
   std::vector<PlainTensorAttribute> plain_tensors;
   std::vector<std::string> reassigned_attributes; // self.x assigned outside __init__
   std::vector<std::string> no_split_modules;      // declared on this class

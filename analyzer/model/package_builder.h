@@ -84,6 +84,7 @@ private:
   bool builds_cpu_tensor(const Expr *e, int depth = 0, const LocalValues *cpu_locals = nullptr,
                          const ModuleClass *cls = nullptr) const;
   bool returns_cpu_tensor(const FunctionDef &fn, int depth, const ModuleClass *cls) const;
+  bool calls_passed_module(const ModuleClass &cls, const FunctionDef &init) const;
   void scan_init(ModuleClass &cls, const std::vector<Stmt *> &body,
                  std::unordered_map<std::string_view, const FunctionDef *> &builders,
                  std::unordered_set<const FunctionDef *> &visited);
