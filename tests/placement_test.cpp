@@ -482,5 +482,30 @@ class Detector(nn.Module):
   EXPECT_NE(findings[0].message.find("`mask` (from `self.backbone`)"), std::string::npos)
       << findings[0].message;
 }
+// `self._gradient_checkpointing_func(layer.__call__, h)` runs the layer: on that path too the
+// result is the layer's output, not the argument (stop 20 sample C #31, yolos).
+TEST(Placement, CheckpointedLayersGiveTheLayersOutput) {
+  const char *text = R"(
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+        self.mid_position_embeddings = nn.Parameter(torch.zeros(2, 4))
+
+    def forward(self, hidden_states):
+        for i, layer_module in enumerate(self.layer):
+            if self.gradient_checkpointing and self.training:
+                layer_outputs = self._gradient_checkpointing_func(layer_module.__call__, hidden_states)
+            else:
+                layer_outputs = layer_module(hidden_states)
+            hidden_states = layer_outputs[0] + self.mid_position_embeddings[i]
+        return hidden_states
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL004:14"}));
+  EXPECT_NE(findings[0].message.find("`layer_outputs[0]` (this iteration's `self.layer` output)"),
+            std::string::npos)
+      << findings[0].message;
+}
 } // namespace
 } // namespace devlint

@@ -724,6 +724,14 @@ Value Interpreter::eval_call(const Expr *call) {
         return call_function(m, call, args, true, unit);
       if (leaf == "generate")
         return generate_call(call, args, std::nullopt);
+      // `self._gradient_checkpointing_func(layer.__call__, hidden_states, ...)` runs the layer.
+      if (leaf == "_gradient_checkpointing_func" && !args.positional.empty() &&
+          (args.positional[0].kind == Value::Kind::Module ||
+           args.positional[0].kind == Value::Kind::ModuleItem)) {
+        Args rest = args;
+        rest.positional.erase(rest.positional.begin());
+        return module_call(args.positional[0], call, rest);
+      }
       // A buffer registered while running (`self.register_buffer("inv_freq", inv_freq)`) is
       // that value from now on: dispatch moved the one it replaced, not this one.
       if ((leaf == "register_buffer" || leaf == "register_parameter") &&

@@ -281,6 +281,10 @@ Value Interpreter::eval_attribute(const Expr *e) {
     return Value::neutral();
   }
   Value base = eval(object);
+  // `layer.__call__` handed to a checkpointing helper is the layer itself.
+  if ((base.kind == Value::Kind::Module || base.kind == Value::Kind::ModuleItem) &&
+      (attr == "__call__" || attr == "forward"))
+    return base;
   switch (base.kind) {
   case Value::Kind::Module: {
     std::string_view path = intern(std::string(base.path) + "." + std::string(attr));
