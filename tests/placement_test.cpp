@@ -494,15 +494,12 @@ class Encoder(nn.Module):
 
     def forward(self, hidden_states):
         for i, layer_module in enumerate(self.layer):
-            if self.gradient_checkpointing and self.training:
-                layer_outputs = self._gradient_checkpointing_func(layer_module.__call__, hidden_states)
-            else:
-                layer_outputs = layer_module(hidden_states)
+            layer_outputs = self._gradient_checkpointing_func(layer_module.__call__, hidden_states)
             hidden_states = layer_outputs[0] + self.mid_position_embeddings[i]
         return hidden_states
 )";
   auto findings = check_text(text);
-  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL004:14"}));
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL004:11"}));
   EXPECT_NE(findings[0].message.find("`layer_outputs[0]` (this iteration's `self.layer` output)"),
             std::string::npos)
       << findings[0].message;
