@@ -116,6 +116,10 @@ private:
   Value join(const Value &a, const Value &b) const {
     return devlint::join(a, b, limits_.max_origins);
   }
+  // The innermost loop of the running frame (not of the code that called it), or null.
+  const Stmt *running_loop() const {
+    return loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
+  }
   // Joins the environments of two paths; a member assigned on one path only is, on the other,
   // what the class declares.
   Env join_env(const Env &a, const Env &b);
@@ -184,6 +188,9 @@ private:
   static OriginSet tensor_union(const Args &args);
   Value first_tensor(const Args &args);
   Value module_call(const Value &callee, const Expr *call, const Args &args);
+  // `checkpoint(layer, x)`, `self._gradient_checkpointing_func(layer.__call__, x)`: a helper
+  // handed a module as its first argument runs it on the others. nullopt when it is not.
+  std::optional<Value> call_handed_module(const Expr *call, const Args &args);
   Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind);
   const Origin *iteration_version(const Origin *o, bool earlier);
   // torch.* / F.* / nn.functional.*

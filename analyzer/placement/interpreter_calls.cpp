@@ -115,7 +115,7 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     Origin *element = const_cast<Origin *>(o);
     element->loop = loops_.empty() ? nullptr : loops_.back();
     // One element picked before any loop and called in one: the same module every pass.
-    if (loops_.size() > frame_->outer_loops && !callee.picked_in_loop) {
+    if (running_loop() && !callee.picked_in_loop) {
       element->loop = nullptr;
       element->settled = true;
     } else if (callee.picked_in_loop) {
@@ -135,6 +135,15 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     placed_child_call(call, *child, args);
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   return out;
+}
+
+std::optional<Value> Interpreter::call_handed_module(const Expr *call, const Args &args) {
+  if (args.positional.empty() || (args.positional[0].kind != Value::Kind::Module &&
+                                  args.positional[0].kind != Value::Kind::ModuleItem))
+    return std::nullopt;
+  Args rest = args;
+  rest.positional.erase(rest.positional.begin());
+  return module_call(args.positional[0], call, rest);
 }
 
 namespace {
@@ -200,8 +209,6 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
   return false;
 }
 
-// `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
-// handed to a function as its first argument.
 // A function the file imports by an absolute import from a package other than torch and
 // transformers (mamba_ssm, flash_attn, causal_conv1d, torchvision): compiled code, not a helper
 // that only reads a tensor's shape or dtype (`_prepare_4d_causal_attention_mask`).
@@ -216,6 +223,8 @@ bool imports_kernel(const SyntaxFile &file, std::string_view name) {
   return false;
 }
 
+// `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
+// handed to a function as its first argument.
 const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit) {
   if (!unit || call->operands.size() < 2)
     return nullptr;
@@ -380,12 +389,8 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
       all_on_cpu(args.positional[0]))
     return Value::neutral();
   if (leaf == "checkpoint" && !args.positional.empty()) {
-    const Value &fn = args.positional[0];
-    if (fn.kind == Value::Kind::Module || fn.kind == Value::Kind::ModuleItem) {
-      Args rest = args;
-      rest.positional.erase(rest.positional.begin());
-      return module_call(fn, call, rest);
-    }
+    if (std::optional<Value> out = call_handed_module(call, args))
+      return *out;
     return first_tensor(args);
   }
   if (leaf == "linear" || leaf == "embedding")
@@ -724,14 +729,9 @@ Value Interpreter::eval_call(const Expr *call) {
         return call_function(m, call, args, true, unit);
       if (leaf == "generate")
         return generate_call(call, args, std::nullopt);
-      // `self._gradient_checkpointing_func(layer.__call__, hidden_states, ...)` runs the layer.
-      if (leaf == "_gradient_checkpointing_func" && !args.positional.empty() &&
-          (args.positional[0].kind == Value::Kind::Module ||
-           args.positional[0].kind == Value::Kind::ModuleItem)) {
-        Args rest = args;
-        rest.positional.erase(rest.positional.begin());
-        return module_call(args.positional[0], call, rest);
-      }
+      if (leaf == "_gradient_checkpointing_func")
+        if (std::optional<Value> out = call_handed_module(call, args))
+          return *out;
       // A buffer registered while running (`self.register_buffer("inv_freq", inv_freq)`) is
       // that value from now on: dispatch moved the one it replaced, not this one.
       if ((leaf == "register_buffer" || leaf == "register_parameter") &&
@@ -945,14 +945,9 @@ Value Interpreter::eval_call(const Expr *call) {
       break;
     }
     Args args = eval_args(call);
-    if (leaf == "checkpoint" || leaf == "_gradient_checkpointing_func") {
-      if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
-                                       args.positional[0].kind == Value::Kind::ModuleItem)) {
-        Args rest = args;
-        rest.positional.erase(rest.positional.begin());
-        return module_call(args.positional[0], call, rest);
-      }
-    }
+    if (leaf == "checkpoint" || leaf == "_gradient_checkpointing_func")
+      if (std::optional<Value> out = call_handed_module(call, args))
+        return *out;
     if (torch_catalog::is_loss_class(leaf)) {
       Value v;
       v.kind = Value::Kind::LossFunction;
@@ -974,7 +969,7 @@ Value Interpreter::eval_call(const Expr *call) {
       Value item;
       item.kind = Value::Kind::ModuleItem;
       item.path = base->text;
-      item.picked_in_loop = loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
+      item.picked_in_loop = running_loop();
       return module_call(item, call, args);
     }
   }
@@ -997,12 +992,8 @@ Value Interpreter::eval_call(const Expr *call) {
       std::all_of(target.origins.begin(), target.origins.end(),
                   [](const Origin *o) { return o->kind == OriginKind::Child; }))
     return target;
-  if (!args.positional.empty() && (args.positional[0].kind == Value::Kind::Module ||
-                                   args.positional[0].kind == Value::Kind::ModuleItem)) {
-    Args rest = args;
-    rest.positional.erase(rest.positional.begin());
-    return module_call(args.positional[0], call, rest);
-  }
+  if (std::optional<Value> out = call_handed_module(call, args))
+    return *out;
   // `apply_chunking_to_forward(self.feed_forward_chunk, size, dim, x)`: a helper handed one of
   // this object's methods calls it on its trailing arguments, so the result is the method's
   // (`self.output`'s), not a pass-through of `x`.
