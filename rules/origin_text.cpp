@@ -183,6 +183,11 @@ std::string describe_origin(const Origin &o, const Site &site) {
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
   case OriginKind::HeldState: {
+    if (!o.allocated_by.empty())
+      return "`" + label + "`, allocated by `" + std::string(o.allocated_by) +
+             "` alike for every layer, on a device the layer does not choose; dispatch never "
+             "moves it" +
+             line;
     // `cache_params.update_conv_state(...)`: a method of the object handing back its state.
     bool returned = label.size() > 5 && label.compare(label.size() - 5, 5, "(...)") == 0;
     return "`" + label + "`" + (returned ? " returns state" : "") +
@@ -225,6 +230,8 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::LiteralDevice:
     return "on `" + label + "`";
   case OriginKind::HeldState:
+    if (!o.allocated_by.empty())
+      return "`" + label + "`, allocated by `" + std::string(o.allocated_by) + "`";
     return "`" + label + "`, allocated once by its holder's builder";
   }
   return label;

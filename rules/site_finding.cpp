@@ -66,7 +66,15 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
                         m.anchor_origin->kind == OriginKind::Fresh;
   bool held = m.moved_origin->kind == OriginKind::HeldState ||
               m.anchor_origin->kind == OriginKind::HeldState;
-  if (held)
+  const Origin *setup = !m.moved_origin->allocated_by.empty()    ? m.moved_origin
+                        : !m.anchor_origin->allocated_by.empty() ? m.anchor_origin
+                                                                 : nullptr;
+  if (setup)
+    f.why = "`" + std::string(setup->allocated_by) +
+            "` allocates this state alike for every layer, on one device the layer does not "
+            "choose; dispatch moves parameters and buffers, not tensors stored on a module "
+            "afterwards, so a layer on another device reads it there";
+  else if (held)
     f.why = "a state object (a cache) is built once, with its tensors on one device, and handed "
             "to every layer; hooks move tensor arguments, not the tensors an object holds, so "
             "a layer on another device reads them where they were allocated";

@@ -173,6 +173,12 @@ private:
   // `self.attr` as the running class declares it (a child, parameter or plain tensor), before
   // any method assigns it; nullopt when the class declares no such member.
   std::optional<Value> declared_member(std::string_view attr);
+  // `self.k_cache` that no method of the class builds, allocated for every instance alike by
+  // code that does not know the instance's device: a method of the class given the device by
+  // its caller (`_setup_cache(batch, device)`, never called by the class itself), or another
+  // class's method writing it (`layer.attn.k_cache = torch.zeros(...)`). Null otherwise, and
+  // when the class also replaces the attribute (which one a read sees depends on the calls).
+  const Origin *allocated_for_every_layer(std::string_view attr);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);
   Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,

@@ -36,6 +36,9 @@ struct Origin {
                                  // may read its `.device`
   std::string_view label;
   std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x
+  // HeldState on `self`: the method that allocates it for every layer alike, on a device the
+  // layer does not choose (`_setup_cache(batch, device)`, a root's loop over its layers).
+  std::string_view allocated_by;
   SourceRange moved_at;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)
