@@ -1032,7 +1032,10 @@ Value Interpreter::eval_call(const Expr *call) {
     site.operation = std::string(callee->text) + "(...)";
     site.external_kernel = true;
     auto add = [&site](const Expr *expr, const Value &v) {
-      if (v.kind != Value::Kind::Tensor || !v.has_origins())
+      // `rearrange(x, "b l d -> b d l", l=seqlen)`: an unannotated argument may be a number.
+      if (v.kind != Value::Kind::Tensor || !v.has_origins() ||
+          std::all_of(v.origins.begin(), v.origins.end(),
+                      [](const Origin *o) { return o->maybe_not_tensor; }))
         return;
       SiteOperand operand{expr, v.origins};
       operand.may_update_in_place =
