@@ -14,9 +14,10 @@ Flags binary tensor operations (`+ - * / @ ==`, in-place forms, `torch.add/mul/w
 einsum`, `F.linear`, `F.scaled_dot_product_attention`) and calls of compiled kernels that a file
 imports from another package (`selective_state_update` from mamba-ssm, `flash_attn_func`,
 torchvision's `batched_nms`) whose operands may be on different devices under a multi-GPU device
-map. transformers' own helpers (`_prepare_4d_causal_attention_mask`, imported relatively) only read
-a tensor's shape and dtype and are not kernels. The classic case is a residual add in a block that is not in
-`_no_split_modules`: the block's input and its MLP's output sit on different GPUs.
+map. transformers' own helpers (`_prepare_4d_causal_attention_mask`, imported relatively) only
+read a tensor's shape and dtype and are not kernels. The classic case is a residual add in a
+block that is not in `_no_split_modules`: the block's input and its MLP's output sit on different
+GPUs.
 
 ## Why is this bad?
 Only calls through `module(...)` are moved by accelerate's hooks. Inside a class that accelerate may

@@ -194,5 +194,21 @@ bool any_subexpression(const Expr *e, const Predicate &matches, int max_depth, b
       return true;
   return false;
 }
+// The first statement of `body`, or of the blocks nested in it (branches, loop and `with`
+// bodies, `except` handlers, `finally`), for which `matches` holds; null when none does.
+template <typename Predicate>
+const Stmt *find_statement(const std::vector<Stmt *> &body, const Predicate &matches) {
+  for (const Stmt *s : body) {
+    if (matches(s))
+      return s;
+    for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse, &s->finalbody})
+      if (const Stmt *found = find_statement(*nested, matches))
+        return found;
+    for (const std::vector<Stmt *> &handler : s->handlers)
+      if (const Stmt *found = find_statement(handler, matches))
+        return found;
+  }
+  return nullptr;
+}
 
 } // namespace devlint

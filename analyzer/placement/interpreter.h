@@ -8,9 +8,11 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -96,6 +98,13 @@ private:
   // device=device) ...]`): read through an argument, they sit where the object was built.
   std::unordered_set<std::string_view> held_state_attributes_;
   std::unordered_set<std::string_view> held_state_methods_; // that return held state
+  // allocated_for_every_layer's answer per class, running method and attribute.
+  struct SetupAllocation {
+    const Stmt *allocation = nullptr; // null: no such allocation
+    std::string_view by;              // `_setup_cache`, `TinyModel._setup_cache`
+  };
+  std::map<std::tuple<const ModuleClass *, const FunctionDef *, std::string_view>, SetupAllocation>
+      setup_allocations_;
   // Inside a submodule's method inlined for its caller: its sites are the submodule's own,
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
@@ -179,6 +188,7 @@ private:
   // class's method writing it (`layer.attn.k_cache = torch.zeros(...)`). Null otherwise, and
   // when the class also replaces the attribute (which one a read sees depends on the calls).
   const Origin *allocated_for_every_layer(std::string_view attr);
+  SetupAllocation find_setup_allocation(const ModuleClass &unit, std::string_view attr);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);
   Value binary(const std::string &op, const Expr *left_expr, const Value &l, const Expr *right_expr,

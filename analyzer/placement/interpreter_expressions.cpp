@@ -217,54 +217,44 @@ bool is_tensor_constructor_call(const Expr *e) {
          torch_catalog::is_tensor_constructor(callee_leaf(e));
 }
 
-// An assignment in `body` (or its branches and loops) of a fresh tensor to `<object>.<attr>`:
+// An assignment in `body` (or a block nested in it) of a fresh tensor to `<object>.<attr>`:
 // `self.attr = torch.zeros(..., device=device)` with `device` a parameter of `method` when
 // `on_self`, else `layer.attn.attr = torch.zeros(...)` on another object.
 const Stmt *allocation_of(const std::vector<Stmt *> &body, const FunctionDef &method,
                           std::string_view attr, bool on_self) {
-  for (const Stmt *s : body) {
-    for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse})
-      if (const Stmt *found = allocation_of(*nested, method, attr, on_self))
-        return found;
+  return find_statement(body, [&](const Stmt *s) {
     if (s->kind != StmtKind::Assign || !is_tensor_constructor_call(s->value))
-      continue;
+      return false;
     const Keyword *device = s->value->keyword("device");
     for (const Expr *t : s->targets) {
       if (t->kind != ExprKind::Attribute || t->text != attr)
         continue;
       if (!on_self && !is_name(t->operands[0], "self"))
-        return s;
+        return true;
       if (on_self && is_name(t->operands[0], "self") && device &&
           device->value->kind == ExprKind::Name &&
           std::any_of(method.parameters.begin(), method.parameters.end(),
                       [&](const Parameter &p) { return p.name == device->value->text; }))
-        return s;
+        return true;
     }
-  }
-  return nullptr;
+    return false;
+  });
 }
 
 // Whether `body` assigns `self.<attr>` (alone or in a tuple of targets).
 bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr) {
-  for (const Stmt *s : body) {
-    if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign)
-      for (const Expr *t : s->targets) {
-        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
-          return true;
-        if (t->kind == ExprKind::Tuple)
-          for (const Expr *x : t->operands)
-            if (x->kind == ExprKind::Attribute && x->text == attr &&
-                is_name(x->operands[0], "self"))
-              return true;
-      }
-    for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse, &s->finalbody})
-      if (assigns_self_attribute(*nested, attr))
-        return true;
-    for (const auto &handler : s->handlers)
-      if (assigns_self_attribute(handler, attr))
-        return true;
-  }
-  return false;
+  auto self_attr = [&](const Expr *t) {
+    return t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self");
+  };
+  return find_statement(body, [&](const Stmt *s) {
+           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign)
+             return false;
+           for (const Expr *t : s->targets)
+             if (self_attr(t) || (t->kind == ExprKind::Tuple &&
+                                  std::any_of(t->operands.begin(), t->operands.end(), self_attr)))
+               return true;
+           return false;
+         }) != nullptr;
 }
 
 // Whether any method of the class calls `self.<method>(...)`.
@@ -273,20 +263,11 @@ bool calls_own_method(const ModuleClass &unit, std::string_view method) {
     return x->kind == ExprKind::Call && x->operands[0]->kind == ExprKind::Attribute &&
            x->operands[0]->text == method && is_name(x->operands[0]->operands[0], "self");
   };
-  std::vector<const std::vector<Stmt *> *> bodies;
-  for (const FunctionDef *m : unit.def->methods)
-    bodies.push_back(&m->body);
-  while (!bodies.empty()) {
-    const std::vector<Stmt *> *body = bodies.back();
-    bodies.pop_back();
-    for (const Stmt *s : *body) {
-      if (any_subexpression(s->value, self_call, 64, false))
-        return true;
-      bodies.push_back(&s->body);
-      bodies.push_back(&s->orelse);
-    }
-  }
-  return false;
+  return std::any_of(unit.def->methods.begin(), unit.def->methods.end(), [&](const FunctionDef *m) {
+    return find_statement(m->body, [&](const Stmt *s) {
+             return any_subexpression(s->value, self_call, 64, false);
+           }) != nullptr;
+  });
 }
 
 } // namespace
@@ -295,37 +276,47 @@ const Origin *Interpreter::allocated_for_every_layer(std::string_view attr) {
   const ModuleClass *unit = frame_->unit;
   if (!unit)
     return nullptr;
+  // Every undeclared `self.x` read asks: the scan of the class and the package runs once.
+  auto [found, inserted] =
+      setup_allocations_.try_emplace(std::make_tuple(unit, frame_->function, attr));
+  SetupAllocation &setup = found->second;
+  if (inserted)
+    setup = find_setup_allocation(*unit, attr);
+  if (!setup.allocation)
+    return nullptr;
+  const Origin *o = make_origin(OriginKind::HeldState, intern("self." + std::string(attr)),
+                                setup.allocation->range);
+  const_cast<Origin *>(o)->allocated_by = setup.by;
+  return o;
+}
+
+Interpreter::SetupAllocation Interpreter::find_setup_allocation(const ModuleClass &unit,
+                                                                std::string_view attr) {
   // Replaced by the class itself besides (`self.conv1d_state = pad(x)` on a prefill path): which
   // tensor a read sees depends on the order of calls.
   auto replaced_outside = [&](const FunctionDef *allocating) {
-    return std::any_of(unit->def->methods.begin(), unit->def->methods.end(),
+    return std::any_of(unit.def->methods.begin(), unit.def->methods.end(),
                        [&](const FunctionDef *m) {
                          return m != allocating && assigns_self_attribute(m->body, attr);
                        });
   };
-  auto origin = [&](const Stmt *allocation, std::string by) {
-    const Origin *o =
-        make_origin(OriginKind::HeldState, intern("self." + std::string(attr)), allocation->range);
-    const_cast<Origin *>(o)->allocated_by = intern(std::move(by));
-    return o;
-  };
-  for (const FunctionDef *method : unit->def->methods) {
+  for (const FunctionDef *method : unit.def->methods) {
     if (method->name == "__init__" || method == frame_->function)
       continue;
     if (const Stmt *allocation = allocation_of(method->body, *method, attr, true))
-      if (!calls_own_method(*unit, method->name) && !replaced_outside(method))
-        return origin(allocation, std::string(method->name));
+      if (!calls_own_method(unit, method->name) && !replaced_outside(method))
+        return {allocation, method->name};
   }
   if (replaced_outside(nullptr))
-    return nullptr;
+    return {};
   for (const auto &cls : pkg_.classes) {
-    if (cls.get() == unit)
+    if (cls.get() == &unit)
       continue;
     for (const FunctionDef *method : cls->def->methods)
       if (const Stmt *allocation = allocation_of(method->body, *method, attr, false))
-        return origin(allocation, std::string(cls->name) + "." + std::string(method->name));
+        return {allocation, intern(std::string(cls->name) + "." + std::string(method->name))};
   }
-  return nullptr;
+  return {};
 }
 
 Env Interpreter::join_env(const Env &a, const Env &b) {
