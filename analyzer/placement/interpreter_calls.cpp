@@ -212,15 +212,13 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
 // A function the file imports by an absolute import from a package other than torch and
 // transformers (mamba_ssm, flash_attn, causal_conv1d, torchvision): compiled code, not a helper
 // that only reads a tensor's shape or dtype (`_prepare_4d_causal_attention_mask`).
-bool imports_kernel(const SyntaxFile &file, std::string_view name) {
-  for (const ImportedName &imported : file.imports) {
-    if (imported.local_name != name || imported.name.empty() || imported.module.empty() ||
-        imported.module[0] == '.')
-      continue;
-    std::string_view top = imported.module.substr(0, imported.module.find('.'));
-    return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
-  }
-  return false;
+bool imports_kernel(const SyntaxFile &file, const Expr *callee) {
+  std::optional<ImportedClass> imported = imported_class(file, callee);
+  if (!imported)
+    return false;
+  std::string_view module = imported->module;
+  std::string_view top = module.substr(0, module.find('.'));
+  return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
 }
 
 // `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
@@ -1025,7 +1023,7 @@ Value Interpreter::eval_call(const Expr *call) {
   // `selective_state_update(state, x, ...)` from mamba-ssm, `flash_attn_func(q, k, v)`: a
   // compiled kernel of another package wants every tensor it is handed on one device.
   if (callee->kind == ExprKind::Name && !frame_->env.count(callee->text) && frame_->file &&
-      imports_kernel(*frame_->file, callee->text)) {
+      imports_kernel(*frame_->file, callee)) {
     Site site;
     site.kind = SiteKind::Matmul;
     site.expr = call;
