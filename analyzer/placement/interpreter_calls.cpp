@@ -783,6 +783,11 @@ Value Interpreter::eval_call(const Expr *call) {
         container.origins = origins_of(args.positional[0]);
         return container;
       }
+      // `sum([emb(x) for emb in self.embed_tokens]) + h` adds up the elements: a tensor, not
+      // the list. Not with a container to start from (`sum(caches, ())` concatenates).
+      if (name == "sum" && args.positional[0].kind == Value::Kind::Tuple &&
+          (args.positional.size() < 2 || args.positional[1].kind != Value::Kind::Tuple))
+        return as_tensor(args.positional[0]);
       return args.positional[0];
     }
     // `IndexMap(indices, num_segments)`: an instance of a plain class of the package is an
