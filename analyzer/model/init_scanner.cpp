@@ -35,7 +35,12 @@ bool is_self_attribute(const Expr *e, std::string_view attr) {
 void find_uses(const Expr *e, std::string_view attr, AttributeUse &use, int depth = 0) {
   if (!e || depth > 64)
     return;
-  if (e->kind == ExprKind::Call && is_self_attribute(e->operands[0], attr))
+  // `self.attr(x)`, or its `forward` run directly (`self.mlp.forward(x)`).
+  if (e->kind == ExprKind::Call &&
+      (is_self_attribute(e->operands[0], attr) ||
+       (e->operands[0]->kind == ExprKind::Attribute &&
+        (e->operands[0]->text == "forward" || e->operands[0]->text == "__call__") &&
+        is_self_attribute(e->operands[0]->operands[0], attr))))
     use.called = true;
   if (e->kind == ExprKind::Attribute && is_self_attribute(e->operands[0], attr))
     use.has_members = true;
@@ -86,6 +91,23 @@ std::string PackageBuilder::literal_placement(const Expr *call) const {
     return "cuda:0";
   if (text == "cpu" || starts_with(text, "cuda:"))
     return std::string(text);
+  return {};
+}
+
+std::string PackageBuilder::named_placement(const Expr *call) {
+  if (!call || call->kind != ExprKind::Call || call->operands[0]->kind != ExprKind::Attribute ||
+      call->operands[0]->text != "to")
+    return {};
+  const Keyword *named = call->keyword("device");
+  const Expr *device =
+      call->operands.size() > 1 ? call->operands[1] : (named ? named->value : nullptr);
+  if (!device)
+    return {};
+  if (device->kind == ExprKind::Name)
+    return std::string(device->text);
+  if (device->kind == ExprKind::Attribute && device->text == "device" &&
+      is_name(device->operands[0], "self"))
+    return "self.device";
   return {};
 }
 
@@ -644,6 +666,7 @@ void PackageBuilder::scan_assignment(
     child.is_container = built.is_container;
     child.range = range;
     child.placed_device = placed; // `self.a = A().to("cuda:1")`
+    child.placed_on = named_placement(value);
     add_child(cls, std::move(child));
     return;
   }
@@ -664,6 +687,7 @@ void PackageBuilder::scan_assignment(
     child.name = std::string(attr);
     child.class_name = std::string(callee_leaf(value)) + "()";
     child.range = range;
+    child.placed_on = named_placement(value);
     factory_candidates_[&cls].push_back(std::move(child));
   }
 }
@@ -700,8 +724,10 @@ void PackageBuilder::promote_called_factories() {
           if (f->name != "__init__")
             find_uses(f->body, candidate.name, use);
       }
-      // A callable without members may be an activation: its output stays with its input.
-      candidate.has_parameters = use.has_members;
+      // A callable without members may be an activation: its output stays with its input. One
+      // moved to a device (`self.norm = norm.to(dev)`) is a module that has something to move.
+      candidate.has_parameters =
+          use.has_members || candidate.class_name == "to()" || candidate.class_name == "cuda()";
       if (use.called)
         add_child(*cls, std::move(candidate));
     }

@@ -62,6 +62,9 @@ struct ChildDecl {
   // The literal device __init__ moved the child to (`self.a = A().to("cuda:1")`, LibTorch's
   // `a->to({kCUDA, 1})`), "cuda" written "cuda:0"; empty when it is not moved there.
   std::string placed_device;
+  // The device variable __init__ moved the child to (`self.mlp = mlp.to(dev)`): children moved
+  // to the same one sit together, whatever accelerate would do with the class.
+  std::string placed_on;
 };
 
 struct ParameterDecl {

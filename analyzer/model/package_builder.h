@@ -96,6 +96,9 @@ private:
   // The literal device `x.to("cuda:1")` / `.cuda()` / `.cpu()` names ("cuda" is "cuda:0"), the
   // device read through __init__'s locals; empty when it names none.
   std::string literal_placement(const Expr *call) const;
+  // The device variable `x.to(dev)` / `x.to(device=dev)` names, `self.device` included; empty
+  // for a literal, an expression or no move at all.
+  static std::string named_placement(const Expr *call);
   void scan_assignment(ModuleClass &cls, const Expr *target, const Expr *value, SourceRange range,
                        const std::unordered_map<std::string_view, const FunctionDef *> &builders);
   static void add_child(ModuleClass &cls, ChildDecl child);

@@ -823,6 +823,16 @@ Value Interpreter::eval_call(const Expr *call) {
     if (starts_with(dotted, "torch.") || starts_with(dotted, "F.") || starts_with(dotted, "nn.") ||
         starts_with(dotted, "functional."))
       return torch_call(call, leaf, dotted);
+    // `self.mlp.forward(x)` with `self.mlp` a module the constructor was handed: that module's
+    // output, as `self.mlp(x)` is.
+    if ((leaf == "forward" || leaf == "__call__") && frame_->unit &&
+        callee->operands[0]->kind == ExprKind::Attribute &&
+        is_name(callee->operands[0]->operands[0], "self") &&
+        !frame_->unit->find_child(callee->operands[0]->text) &&
+        !frame_->env.count(self_key(callee->operands[0])))
+      if (const FunctionDef *init = frame_->unit->find_method("__init__");
+          init && assigned_from_parameter(init->body, *init, callee->operands[0]->text))
+        return module_call(module_value(callee->operands[0]->text, nullptr), call, eval_args(call));
     Value receiver = eval(callee->operands[0]);
     if (receiver.kind == Value::Kind::Neutral && (leaf == "to" || leaf == "cuda"))
       return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object

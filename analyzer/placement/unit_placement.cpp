@@ -644,10 +644,16 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
     if (absent_where_split(unit, origin.label))
       return {};
     return f.input_group;
-  case OriginKind::Child:
-    if (unbuilt_where_split(unit, origin.label.substr(0, origin.label.find('.'))))
+  case OriginKind::Child: {
+    std::string_view first = origin.label.substr(0, origin.label.find('.'));
+    if (unbuilt_where_split(unit, first))
       return {};
+    // Children __init__ moved to one device it was given (`self.mlp = mlp.to(dev)`) are where
+    // the code put them together.
+    if (const ChildDecl *child = unit->find_child(first); child && !child->placed_on.empty())
+      return {DeviceGroup::Kind::Placed, child->placed_on, false};
     return child_group(origin.label, unit, true);
+  }
   case OriginKind::Parameter:
     // Only built where the class is kept whole: there it sits with the activations.
     if (unbuilt_where_split(unit, origin.label))

@@ -22,6 +22,7 @@ struct DeviceGroup {
     Input,     // the inputs of a split unit that does not sit on the map's first chain
     Entry,     // a device-map entry: `name` is its path below the unit ("layers.3", "vision.last")
     Iteration, // one pass over a ModuleList: `name` is the list's path
+    Placed,    // children __init__ moved to one device variable: `name` is the variable
     Held,      // state allocated once by the module that built its holder (the model, on the
                // device of its inputs), read here through an argument no hook moves
   };
