@@ -757,6 +757,12 @@ Value Interpreter::eval_call(const Expr *call) {
       // A copy: evaluating the arguments may replace the environment (a comprehension
       // restores its saved copy), which would leave a reference into it dangling.
       const Value v = local->second;
+      // `cls(w_bit, group_size, ...)` in a classmethod builds a module: nothing runs forward.
+      if (v.kind == Value::Kind::Self && frame_->function && frame_->function->is_classmethod &&
+          !frame_->function->parameters.empty() && frame_->function->parameters[0].name == name) {
+        eval_args(call);
+        return Value::neutral();
+      }
       if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
         return module_call(v, call, eval_args(call));
       if (v.kind == Value::Kind::LossFunction)

@@ -485,6 +485,8 @@ private:
             const Expr *d = lower_expr(ts_node_named_child(c, 0), depth);
             if (is_name(d, "staticmethod"))
               s->function->is_staticmethod = true;
+            if (is_name(d, "classmethod"))
+              s->function->is_classmethod = true;
           }
         });
         into.push_back(s);
