@@ -16,6 +16,11 @@ Flags `torch.zeros/ones/arange/tensor/full/empty/rand*/eye/linspace(...)` result
 that needs one device. A 0-dim tensor (`torch.tensor(2.0)`) is not flagged: PyTorch mixes it with
 any device.
 
+Also flags such a tensor handed to a submodule of the package (`self.vocoder(ids, lang_id=lang)`)
+whose `forward` uses it with the model's tensors or feeds it to a layer with weights without
+moving it: on one GPU no hook moves a submodule's arguments. The finding names the line where the
+submodule uses it. A submodule that moves what it is given (`mask.to(scores.device)`) is fine.
+
 ## Why is this bad?
 The default device is the CPU: the operation fails as soon as the model runs on a GPU.
 

@@ -80,6 +80,9 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
             "a layer on another device reads them where they were allocated";
   else if (!state_or_fresh && !facts.why.empty())
     f.why = facts.why;
+  if (site.handed_use)
+    f.why = "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
+            "the CPU, as it was made, and uses it with the model's tensors";
   if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
     f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";
   auto related = [&](const Origin *o, std::string role) {
@@ -97,6 +100,17 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   if (anchor_text != f.origins.back().message ||
       m.anchor_origin->range.begin != f.origins.back().range.begin)
     related(m.anchor_origin, std::move(anchor_text));
+  if (site.handed_use && site.handed_use_file && site.handed_use_function) {
+    const SourceFile &use_file = *site.handed_use_file->source;
+    RelatedLocation r;
+    r.path = use_file.display_path;
+    r.range = site.handed_use->range;
+    std::string user = site.handed_use_unit ? std::string(site.handed_use_unit->name) + "." : "";
+    user += std::string(site.handed_use_function->name);
+    r.message = "`" + shorten_snippet(use_file.slice(site.handed_use->range)) + "`: where `" +
+                user + "` uses it, line " + std::to_string(site.handed_use->range.line);
+    f.origins.push_back(std::move(r));
+  }
   if (site.entry_call && site.entry_file && site.entry_function) {
     const SourceFile &entry_file = *site.entry_file->source;
     RelatedLocation r;

@@ -109,6 +109,17 @@ private:
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
   int muted_sites_ = 0;
+  // A package module's `forward` run, muted, for tensors its caller made on the CPU and handed
+  // to it (`self.vocoder(ids, lang_id=torch.tensor(...))`): those tensors' origins, and whether
+  // the callee combines one with a tensor of the model (there are no hooks on one GPU).
+  const OriginSet *cpu_probe_ = nullptr;
+  bool cpu_probe_hit_ = false;
+  Site cpu_probe_use_; // handed_use*: where the probe's tensor met the model's
+  void note_probe_hit(const Expr *use);
+  void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *call, const Args &args);
+  void probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
+                         const Args &args);
+  bool probe_meets_model(const Site &site) const;
   // Arguments of a submodule's `forward` that no call in the package passes: None there.
   std::unordered_set<const Parameter *> unpassed_arguments_;
   void find_unpassed_arguments();

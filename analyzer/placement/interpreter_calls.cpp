@@ -11,6 +11,7 @@
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
+#include "model/torch_layers.h"
 
 namespace devlint {
 
@@ -110,6 +111,13 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   // The first argument of a layer, a norm or a projection is its input tensor.
   if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
     note_tensor(args.positional[0]);
+  if (callee.kind == Value::Kind::Module) {
+    const ModuleClass *cls = callee.module_class;
+    if (cpu_probe_)
+      probe_module_call(callee, cls, call, args);
+    else if (cls && muted_sites_ == 0)
+      check_handed_cpu_tensors(cls, call, args);
+  }
   if (callee.kind == Value::Kind::ModuleItem) {
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
     Origin *element = const_cast<Origin *>(o);
@@ -135,6 +143,103 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     placed_child_call(call, *child, args);
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   return out;
+}
+
+namespace {
+
+// Every value an argument list holds, with the expression it came from.
+template <typename Arguments, typename Visit>
+void for_each_argument(const Expr *call, const Arguments &args, Visit visit) {
+  for (size_t i = 0; i < args.positional.size() && i + 1 < call->operands.size(); ++i)
+    visit(call->operands[i + 1], args.positional[i]);
+  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+    visit(call->keywords[k].value, args.keywords[k].second);
+}
+
+bool made_on_cpu_only(const Value &v) {
+  return v.kind == Value::Kind::Tensor && v.has_origins() &&
+         std::all_of(v.origins.begin(), v.origins.end(), made_on_cpu);
+}
+
+} // namespace
+
+// One GPU has no hooks: a tensor made on the CPU and handed to a submodule reaches its forward
+// as it is. When that forward combines it with the model's tensors (or feeds it to a layer with
+// weights), the call is where it fails; the fix moves it to another argument's device.
+void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *call,
+                                           const Args &args) {
+  const FunctionDef *forward = cls->find_method("forward");
+  if (!forward || !frame_->file)
+    return;
+  OriginSet cpu;
+  std::vector<SiteOperand> handed;
+  const Expr *anchor_expr = nullptr;
+  OriginSet anchor_origins;
+  for_each_argument(call, args, [&](const Expr *e, const Value &v) {
+    if (made_on_cpu_only(v)) {
+      add_origins(cpu, v.origins);
+      handed.push_back({e, v.origins});
+    } else if (!anchor_expr && v.kind == Value::Kind::Tensor && v.has_origins() &&
+               std::none_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+                 return o->maybe_not_tensor || o->kind == OriginKind::Fresh ||
+                        o->kind == OriginKind::PlainTensor;
+               })) {
+      anchor_expr = e;
+      anchor_origins = v.origins;
+    }
+  });
+  if (cpu.empty() || !anchor_expr)
+    return;
+  cpu_probe_ = &cpu;
+  cpu_probe_hit_ = false;
+  ++muted_sites_;
+  call_function(forward, call, args, true, cls);
+  --muted_sites_;
+  cpu_probe_ = nullptr;
+  if (!cpu_probe_hit_)
+    return;
+  Site site;
+  site.kind = SiteKind::Arithmetic;
+  site.expr = call;
+  site.operation = std::string(frame_->file->source->slice(call->operands[0]->range)) + "(...)";
+  site.handed_use = cpu_probe_use_.handed_use;
+  site.handed_use_file = cpu_probe_use_.handed_use_file;
+  site.handed_use_function = cpu_probe_use_.handed_use_function;
+  site.handed_use_unit = cpu_probe_use_.handed_use_unit;
+  SiteOperand anchor{anchor_expr, anchor_origins};
+  anchor.keeps_device = true;
+  site.operands.push_back(anchor);
+  for (SiteOperand &operand : handed)
+    site.operands.push_back(std::move(operand));
+  emit(site);
+}
+
+// Inside such a probe: the handed tensor reaches a layer with weights, or another package
+// module whose forward is followed in turn.
+void Interpreter::probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
+                                    const Args &args) {
+  bool carries = false;
+  for_each_argument(call, args, [&](const Expr *, const Value &v) {
+    for (const Origin *o : v.origins)
+      carries =
+          carries || std::find(cpu_probe_->begin(), cpu_probe_->end(), o) != cpu_probe_->end();
+  });
+  if (!carries)
+    return;
+  if (cls) {
+    if (const FunctionDef *forward = cls->find_method("forward"))
+      call_function(forward, call, args, true, cls);
+    return;
+  }
+  // A torch layer with weights (`nn.Embedding`, `nn.Linear`, `nn.Conv1d`) fails on it at once.
+  const ChildDecl *child = callee.child;
+  if (child && child->has_parameters &&
+      torch_layer_shape(child->class_name, [](size_t, std::string_view) {
+        LayerArgument missing;
+        missing.kind = LayerArgument::Kind::Missing;
+        return missing;
+      }).known_layer)
+    note_probe_hit(call);
 }
 
 std::optional<Value> Interpreter::call_handed_module(const Expr *call, const Args &args) {

@@ -59,6 +59,12 @@ struct Site {
   const SyntaxFile *entry_file = nullptr;
   const FunctionDef *entry_function = nullptr;
   const ModuleClass *entry_unit = nullptr;
+  // A tensor made on the CPU handed to a submodule: where the submodule's code first uses it
+  // with the model's tensors.
+  const Expr *handed_use = nullptr;
+  const SyntaxFile *handed_use_file = nullptr;
+  const FunctionDef *handed_use_function = nullptr;
+  const ModuleClass *handed_use_unit = nullptr;
 };
 
 class SiteSink {

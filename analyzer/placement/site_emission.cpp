@@ -20,7 +20,41 @@ const OriginSet *Interpreter::emit_statement_site(Site &site) {
   return emit(site);
 }
 
+void Interpreter::note_probe_hit(const Expr *use) {
+  if (cpu_probe_hit_)
+    return; // the first use tells
+  cpu_probe_hit_ = true;
+  cpu_probe_use_.handed_use = use;
+  cpu_probe_use_.handed_use_file = frame_->file;
+  cpu_probe_use_.handed_use_function = call_stack_.empty() ? nullptr : call_stack_.back();
+  cpu_probe_use_.handed_use_unit = frame_->unit;
+}
+
+bool Interpreter::probe_meets_model(const Site &site) const {
+  auto probed = [this](const Origin *o) {
+    return std::find(cpu_probe_->begin(), cpu_probe_->end(), o) != cpu_probe_->end();
+  };
+  auto on_a_gpu = [](const Origin *o) {
+    return !o->maybe_not_tensor && o->kind != OriginKind::Fresh &&
+           o->kind != OriginKind::PlainTensor && o->kind != OriginKind::Skip &&
+           o->kind != OriginKind::LiteralDevice;
+  };
+  for (size_t i = 0; i < site.operands.size(); ++i) {
+    const SiteOperand &cpu = site.operands[i];
+    // PyTorch accepts a CPU index for a tensor on any device.
+    if (cpu.is_index || std::none_of(cpu.origins.begin(), cpu.origins.end(), probed))
+      continue;
+    for (size_t j = 0; j < site.operands.size(); ++j)
+      if (j != i &&
+          std::any_of(site.operands[j].origins.begin(), site.operands[j].origins.end(), on_a_gpu))
+        return true;
+  }
+  return false;
+}
+
 const OriginSet *Interpreter::emit(Site &site) {
+  if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
+    note_probe_hit(site.expr);
   // Python script code is checked for literal placements only; where code is placed
   // explicitly (LibTorch), script code combining placed tensors is checked like any code.
   if (muted_sites_ > 0 || (frame_->script && site.kind != SiteKind::ModelCall &&
