@@ -743,8 +743,11 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
   site.operation = frame_->file ? std::string(frame_->file->source->slice(call->operands[0]->range))
                                 : std::string("generate");
   std::vector<SiteOperand> fresh;
+  // Ids that may have been made on the CPU (`input_ids = torch.LongTensor(input_ids)` on one
+  // path) are checked, not trusted as the device the rest is compared with: that is another
+  // argument's (the encoder states), and on one GPU no hook moves the ids there.
   auto consider = [&](const Expr *expr, const Value &v) {
-    if (site.operands.empty())
+    if (site.operands.empty() && fresh_only(v).empty())
       if (OriginSet main = placed(v); !main.empty()) {
         SiteOperand anchor{expr, main};
         anchor.keeps_device = true;
@@ -780,6 +783,22 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
   }
   if (site.operands.empty() || fresh.empty())
     return result ? *result : first_tensor(args);
+  // An argument that may be None (`attention_mask=None`) is a poor anchor when another one is
+  // surely there (`encoder_hidden_states=image_embeds`).
+  auto may_be_none = [](const OriginSet &origins) {
+    return std::any_of(origins.begin(), origins.end(),
+                       [](const Origin *o) { return o->may_be_none; });
+  };
+  if (may_be_none(site.operands[0].origins))
+    for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k) {
+      const Value &v = args.keywords[k].second;
+      OriginSet main = placed(v);
+      if (!main.empty() && !may_be_none(main) && fresh_only(v).empty()) {
+        site.operands[0].expr = call->keywords[k].value;
+        site.operands[0].origins = main;
+        break;
+      }
+    }
   site.operands.insert(site.operands.end(), fresh.begin(), fresh.end());
   emit(site);
   return result ? *result : first_tensor(args);
