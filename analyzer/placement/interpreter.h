@@ -102,6 +102,9 @@ private:
   struct SetupAllocation {
     const Stmt *allocation = nullptr; // null: no such allocation
     std::string_view by;              // `_setup_cache`, `TinyModel._setup_cache`
+    // Where the reading method itself first replaces the attribute: a read before that offset
+    // may still see the allocated tensor (the first call after the setup).
+    uint32_t replaced_by_reader_at = UINT32_MAX;
   };
   std::map<std::tuple<const ModuleClass *, const FunctionDef *, std::string_view>, SetupAllocation>
       setup_allocations_;
@@ -198,7 +201,7 @@ private:
   // its caller (`_setup_cache(batch, device)`, never called by the class itself), or another
   // class's method writing it (`layer.attn.k_cache = torch.zeros(...)`). Null otherwise, and
   // when the class also replaces the attribute (which one a read sees depends on the calls).
-  const Origin *allocated_for_every_layer(std::string_view attr);
+  const Origin *allocated_for_every_layer(std::string_view attr, const Expr *read);
   SetupAllocation find_setup_allocation(const ModuleClass &unit, std::string_view attr);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);

@@ -242,19 +242,33 @@ const Stmt *allocation_of(const std::vector<Stmt *> &body, const FunctionDef &me
 }
 
 // Whether `body` assigns `self.<attr>` (alone or in a tuple of targets).
-bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr) {
+bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr) {
   auto self_attr = [&](const Expr *t) {
     return t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self");
   };
-  return find_statement(body, [&](const Stmt *s) {
-           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign)
-             return false;
-           for (const Expr *t : s->targets)
-             if (self_attr(t) || (t->kind == ExprKind::Tuple &&
-                                  std::any_of(t->operands.begin(), t->operands.end(), self_attr)))
-               return true;
-           return false;
-         }) != nullptr;
+  if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign)
+    return false;
+  for (const Expr *t : s->targets)
+    if (self_attr(t) || (t->kind == ExprKind::Tuple &&
+                         std::any_of(t->operands.begin(), t->operands.end(), self_attr)))
+      return true;
+  return false;
+}
+
+bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr) {
+  return find_statement(
+             body, [&](const Stmt *s) { return assigns_self_attribute_stmt(s, attr); }) != nullptr;
+}
+
+// The offset of the first statement of `body` that assigns `self.<attr>`.
+uint32_t first_self_assignment(const std::vector<Stmt *> &body, std::string_view attr) {
+  uint32_t first = UINT32_MAX;
+  find_statement(body, [&](const Stmt *s) {
+    if (assigns_self_attribute_stmt(s, attr))
+      first = std::min(first, s->range.begin);
+    return false;
+  });
+  return first;
 }
 
 // Whether any method of the class calls `self.<method>(...)`.
@@ -272,7 +286,7 @@ bool calls_own_method(const ModuleClass &unit, std::string_view method) {
 
 } // namespace
 
-const Origin *Interpreter::allocated_for_every_layer(std::string_view attr) {
+const Origin *Interpreter::allocated_for_every_layer(std::string_view attr, const Expr *read) {
   const ModuleClass *unit = frame_->unit;
   if (!unit)
     return nullptr;
@@ -282,7 +296,7 @@ const Origin *Interpreter::allocated_for_every_layer(std::string_view attr) {
   SetupAllocation &setup = found->second;
   if (inserted)
     setup = find_setup_allocation(*unit, attr);
-  if (!setup.allocation)
+  if (!setup.allocation || setup.replaced_by_reader_at < read->range.begin)
     return nullptr;
   const Origin *o = make_origin(OriginKind::HeldState, intern("self." + std::string(attr)),
                                 setup.allocation->range);
@@ -293,30 +307,41 @@ const Origin *Interpreter::allocated_for_every_layer(std::string_view attr) {
 Interpreter::SetupAllocation Interpreter::find_setup_allocation(const ModuleClass &unit,
                                                                 std::string_view attr) {
   // Replaced by the class itself besides (`self.conv1d_state = pad(x)` on a prefill path): which
-  // tensor a read sees depends on the order of calls.
+  // tensor a read sees depends on the order of calls. Not `__init__`'s placeholder
+  // (`self.recurrent_states = None`), and not the reading method's own write after the read
+  // (`k_out = self.key_states[...]; ...; self.key_states = k_out`): the first call after the
+  // setup still reads the allocated tensor.
+  const FunctionDef *reader = frame_->function;
   auto replaced_outside = [&](const FunctionDef *allocating) {
     return std::any_of(unit.def->methods.begin(), unit.def->methods.end(),
                        [&](const FunctionDef *m) {
-                         return m != allocating && assigns_self_attribute(m->body, attr);
+                         return m != allocating && m != reader && m->name != "__init__" &&
+                                assigns_self_attribute(m->body, attr);
                        });
   };
+  SetupAllocation found;
   for (const FunctionDef *method : unit.def->methods) {
-    if (method->name == "__init__" || method == frame_->function)
+    if (method->name == "__init__" || method == reader)
       continue;
     if (const Stmt *allocation = allocation_of(method->body, *method, attr, true))
-      if (!calls_own_method(unit, method->name) && !replaced_outside(method))
-        return {allocation, method->name};
+      if (!calls_own_method(unit, method->name) && !replaced_outside(method)) {
+        found = {allocation, method->name};
+        break;
+      }
   }
-  if (replaced_outside(nullptr))
-    return {};
-  for (const auto &cls : pkg_.classes) {
-    if (cls.get() == &unit)
-      continue;
-    for (const FunctionDef *method : cls->def->methods)
-      if (const Stmt *allocation = allocation_of(method->body, *method, attr, false))
-        return {allocation, intern(std::string(cls->name) + "." + std::string(method->name))};
-  }
-  return {};
+  if (!found.allocation && !replaced_outside(nullptr))
+    for (const auto &cls : pkg_.classes) {
+      if (cls.get() == &unit || found.allocation)
+        continue;
+      for (const FunctionDef *method : cls->def->methods)
+        if (const Stmt *allocation = allocation_of(method->body, *method, attr, false)) {
+          found = {allocation, intern(std::string(cls->name) + "." + std::string(method->name))};
+          break;
+        }
+    }
+  if (found.allocation && reader)
+    found.replaced_by_reader_at = first_self_assignment(reader->body, attr);
+  return found;
 }
 
 Env Interpreter::join_env(const Env &a, const Env &b) {
@@ -383,7 +408,7 @@ Value Interpreter::eval_attribute(const Expr *e) {
       return Value::neutral();
     if (std::optional<Value> declared = declared_member(attr))
       return *declared;
-    if (const Origin *allocated = allocated_for_every_layer(attr))
+    if (const Origin *allocated = allocated_for_every_layer(attr, e))
       return tensor(allocated);
     if (attr == "device")
       return device_of(tensor(make_origin(OriginKind::Input, "self.device", e->range)));
