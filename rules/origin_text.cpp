@@ -168,6 +168,9 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
   case OriginKind::Parameter:
+    if (o.layer_weights)
+      return "the weights of `self." + label.substr(0, label.rfind('.')) +
+             "`, on the model's device" + line;
     if (o.label.find('.') != std::string_view::npos)
       return "parameter `self." + label + "` read directly, which no hook moves" + line;
     return "parameter `self." + label + "`" + line;
@@ -220,6 +223,8 @@ std::string short_origin(const Origin &o, const Site &site) {
     return o.earlier_iteration ? "earlier `self." + label + "` outputs"
                                : "this iteration's `self." + label + "` output";
   case OriginKind::Parameter:
+    if (o.layer_weights)
+      return "its weights";
     return "parameter `self." + label + "`";
   case OriginKind::PlainTensor:
     return "unregistered `self." + label + "`, on the CPU";

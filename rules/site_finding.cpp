@@ -80,6 +80,9 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
             "a layer on another device reads them where they were allocated";
   else if (!state_or_fresh && !facts.why.empty())
     f.why = facts.why;
+  if (m.anchor_origin->layer_weights || m.moved_origin->layer_weights)
+    f.why = "on one GPU no hook moves a layer's input: it meets the layer's weights on the CPU, "
+            "as it was made";
   if (site.handed_use)
     f.why = "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
             "the CPU, as it was made, and uses it with the model's tensors";

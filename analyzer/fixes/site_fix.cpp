@@ -145,7 +145,10 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     finding.no_fix_reason = "the right device depends on intent";
     return;
   }
-  std::string anchor = device_anchor_text(file, site.operands[m.anchor].expr);
+  const SiteOperand &anchor_operand = site.operands[m.anchor];
+  std::string anchor = anchor_operand.layer_weights
+                           ? std::string(file.slice(anchor_operand.expr->range)) + ".weight"
+                           : device_anchor_text(file, anchor_operand.expr);
   if (anchor.empty()) {
     finding.no_fix_reason = "no operand is a plain name whose `" + device_of(file, "").substr(1) +
                             "` could anchor the move";

@@ -120,6 +120,7 @@ private:
   Site cpu_probe_use_; // handed_use*: where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
   void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *call, const Args &args);
+  void check_cpu_input_of_layer(const Value &callee, const Expr *call, const Args &args);
   void probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
                          const Args &args);
   bool probe_meets_model(const Site &site) const;

@@ -117,6 +117,8 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       probe_module_call(callee, cls, call, args);
     else if (cls && muted_sites_ == 0)
       check_handed_cpu_tensors(cls, call, args);
+    else if (!cls && muted_sites_ == 0)
+      check_cpu_input_of_layer(callee, call, args);
   }
   if (callee.kind == Value::Kind::ModuleItem) {
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
@@ -214,6 +216,48 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *c
   emit(site);
 }
 
+namespace {
+
+// `nn.Embedding`, `nn.Linear`, `nn.Conv1d`...: a torch layer with weights.
+bool is_torch_layer_with_weights(const ChildDecl *child) {
+  if (!child || !child->has_parameters || child->resolved)
+    return false;
+  return torch_layer_shape(child->class_name,
+                           [](size_t, std::string_view) {
+                             LayerArgument missing;
+                             missing.kind = LayerArgument::Kind::Missing;
+                             return missing;
+                           })
+      .known_layer;
+}
+
+} // namespace
+
+// `self.position_embedding(position_ids)` with ids made on the CPU: the layer's weights are on a
+// GPU, and on one GPU no hook moves its input.
+void Interpreter::check_cpu_input_of_layer(const Value &callee, const Expr *call,
+                                           const Args &args) {
+  const Expr *layer = call->operands[0];
+  if (!is_torch_layer_with_weights(callee.child) || args.positional.empty() ||
+      call->operands.size() < 2 || !made_on_cpu_only(args.positional[0]) || !frame_->file ||
+      frame_->file->source->language != Language::Python || layer->kind != ExprKind::Attribute ||
+      layer->text != callee.child->name)
+    return;
+  Site site;
+  site.kind = SiteKind::Matmul;
+  site.expr = call;
+  site.operation = std::string(frame_->file->source->slice(layer->range)) + "(...)";
+  const Origin *weight_origin = make_origin(
+      OriginKind::Parameter, intern(std::string(callee.path) + ".weight"), layer->range);
+  const_cast<Origin *>(weight_origin)->layer_weights = true;
+  SiteOperand weights{layer, {weight_origin}};
+  weights.keeps_device = true;
+  weights.layer_weights = true;
+  site.operands.push_back(weights);
+  site.operands.push_back({call->operands[1], args.positional[0].origins});
+  emit(site);
+}
+
 // Inside such a probe: the handed tensor reaches a layer with weights, or another package
 // module whose forward is followed in turn.
 void Interpreter::probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
@@ -231,14 +275,8 @@ void Interpreter::probe_module_call(const Value &callee, const ModuleClass *cls,
       call_function(forward, call, args, true, cls);
     return;
   }
-  // A torch layer with weights (`nn.Embedding`, `nn.Linear`, `nn.Conv1d`) fails on it at once.
-  const ChildDecl *child = callee.child;
-  if (child && child->has_parameters &&
-      torch_layer_shape(child->class_name, [](size_t, std::string_view) {
-        LayerArgument missing;
-        missing.kind = LayerArgument::Kind::Missing;
-        return missing;
-      }).known_layer)
+  // A torch layer with weights fails on it at once.
+  if (is_torch_layer_with_weights(callee.child))
     note_probe_hit(call);
 }
 

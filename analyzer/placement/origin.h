@@ -34,6 +34,7 @@ struct Origin {
   bool made_there = false;       // with moved_to: made there (`torch.full(..., device=x.device)`)
   bool may_be_none = false;      // an argument taken as a tensor that may still be None: no fix
                                  // may read its `.device`
+  bool layer_weights = false;    // Parameter: the weights of a torch layer the code calls
   std::string_view label;
   std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x
   // HeldState on `self`: the method that allocates it for every layer alike, on a device the

@@ -37,6 +37,9 @@ struct SiteOperand {
   // State a kernel of another package may update in place (`selective_state_update(state, ...)`):
   // a moved copy would leave the holder's tensor unchanged, so no fix moves it.
   bool may_update_in_place = false;
+  // A torch layer called with the other operands (`self.position_embedding(ids)`): its device is
+  // its weight's, `<expr>.weight.device`.
+  bool layer_weights = false;
 };
 
 struct Site {
