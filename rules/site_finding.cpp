@@ -103,29 +103,25 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   if (anchor_text != f.origins.back().message ||
       m.anchor_origin->range.begin != f.origins.back().range.begin)
     related(m.anchor_origin, std::move(anchor_text));
-  if (site.handed_use && site.handed_use_file && site.handed_use_function) {
-    const SourceFile &use_file = *site.handed_use_file->source;
+  // `expr` in a method of the code: "`expr`: where `Class.method` <does>, line N".
+  auto where = [&](const Expr *expr, const SyntaxFile &in, const ModuleClass *unit,
+                   const FunctionDef &function, const std::string &does) {
+    const SourceFile &source = *in.source;
     RelatedLocation r;
-    r.path = use_file.display_path;
-    r.range = site.handed_use->range;
-    std::string user = site.handed_use_unit ? std::string(site.handed_use_unit->name) + "." : "";
-    user += std::string(site.handed_use_function->name);
-    r.message = "`" + shorten_snippet(use_file.slice(site.handed_use->range)) + "`: where `" +
-                user + "` uses it, line " + std::to_string(site.handed_use->range.line);
+    r.path = source.display_path;
+    r.range = expr->range;
+    std::string who = unit ? std::string(unit->name) + "." : "";
+    who += std::string(function.name);
+    r.message = "`" + shorten_snippet(source.slice(expr->range)) + "`: where `" + who + "` " +
+                does + ", line " + std::to_string(expr->range.line);
     f.origins.push_back(std::move(r));
-  }
-  if (site.entry_call && site.entry_file && site.entry_function) {
-    const SourceFile &entry_file = *site.entry_file->source;
-    RelatedLocation r;
-    r.path = entry_file.display_path;
-    r.range = site.entry_call->range;
-    std::string caller = site.entry_unit ? std::string(site.entry_unit->name) + "." : "";
-    caller += std::string(site.entry_function->name);
-    r.message = "`" + shorten_snippet(entry_file.slice(site.entry_call->range)) + "`: where `" +
-                caller + "` hands the operands to the helper, line " +
-                std::to_string(site.entry_call->range.line);
-    f.origins.push_back(std::move(r));
-  }
+  };
+  if (site.handed_use && site.handed_use_file && site.handed_use_function)
+    where(site.handed_use, *site.handed_use_file, site.handed_use_unit, *site.handed_use_function,
+          "uses it");
+  if (site.entry_call && site.entry_file && site.entry_function)
+    where(site.entry_call, *site.entry_file, site.entry_unit, *site.entry_function,
+          "hands the operands to the helper");
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);
