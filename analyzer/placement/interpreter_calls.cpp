@@ -238,10 +238,11 @@ bool is_torch_layer_with_weights(const ChildDecl *child) {
 void Interpreter::check_cpu_input_of_layer(const Value &callee, const Expr *call,
                                            const Args &args) {
   const Expr *layer = call->operands[0];
-  if (!is_torch_layer_with_weights(callee.child) || args.positional.empty() ||
-      call->operands.size() < 2 || !made_on_cpu_only(args.positional[0]) || !frame_->file ||
+  if (args.positional.empty() || call->operands.size() < 2 ||
+      !made_on_cpu_only(args.positional[0]) || !frame_->file ||
       frame_->file->source->language != Language::Python || layer->kind != ExprKind::Attribute ||
-      layer->text != callee.child->name)
+      !callee.child || layer->text != callee.child->name ||
+      !is_torch_layer_with_weights(callee.child))
     return;
   Site site;
   site.kind = SiteKind::Matmul;

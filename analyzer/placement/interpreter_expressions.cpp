@@ -242,11 +242,14 @@ const Stmt *allocation_of(const std::vector<Stmt *> &body, const FunctionDef &me
 }
 
 // Whether `body` assigns `self.<attr>` (alone or in a tuple of targets).
-bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr) {
+// `none_too`: `self.x = None` counts (a placeholder in `__init__` may not).
+bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr, bool none_too = true) {
   auto self_attr = [&](const Expr *t) {
     return t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self");
   };
   if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign)
+    return false;
+  if (!none_too && s->value && s->value->kind == ExprKind::NoneLiteral)
     return false;
   for (const Expr *t : s->targets)
     if (self_attr(t) || (t->kind == ExprKind::Tuple &&
@@ -255,9 +258,11 @@ bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr) {
   return false;
 }
 
-bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr) {
-  return find_statement(
-             body, [&](const Stmt *s) { return assigns_self_attribute_stmt(s, attr); }) != nullptr;
+bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr,
+                            bool none_too = true) {
+  return find_statement(body, [&](const Stmt *s) {
+           return assigns_self_attribute_stmt(s, attr, none_too);
+         }) != nullptr;
 }
 
 // The offset of the first statement of `body` that assigns `self.<attr>`.
@@ -315,8 +320,8 @@ Interpreter::SetupAllocation Interpreter::find_setup_allocation(const ModuleClas
   auto replaced_outside = [&](const FunctionDef *allocating) {
     return std::any_of(unit.def->methods.begin(), unit.def->methods.end(),
                        [&](const FunctionDef *m) {
-                         return m != allocating && m != reader && m->name != "__init__" &&
-                                assigns_self_attribute(m->body, attr);
+                         return m != allocating && m != reader &&
+                                assigns_self_attribute(m->body, attr, m->name != "__init__");
                        });
   };
   SetupAllocation found;
