@@ -31,16 +31,18 @@ std::string combines_message(const SiteContext &context, std::string_view tail_t
     return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
            short_origin(anchor, site) + tail;
   }
+  // A tensor handed to a submodule meets the other operand in the submodule's code.
+  const std::string verb = site.handed_use ? " is handed " : " combines ";
+  const std::string joint = site.handed_use ? " beside " : " with ";
   for (size_t width : {size_t(48), size_t(24)}) {
     auto text = [&](const Expr *e) {
       return "`" + shorten_snippet(file.slice(e->range), width) + "`";
     };
-    std::string line = op + " combines " + text(moved_expr) + " (" + short_origin(moved, site) +
-                       ") with " + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" +
-                       tail;
+    std::string line = op + verb + text(moved_expr) + " (" + short_origin(moved, site) + ")" +
+                       joint + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" + tail;
     if (line.size() <= kMaxFirstLine)
       return line;
-    line = op + " combines " + text(moved_expr) + " with " + text(anchor_expr) + tail;
+    line = op + verb + text(moved_expr) + joint + text(anchor_expr) + tail;
     if (line.size() <= kMaxFirstLine)
       return line;
   }
