@@ -119,7 +119,10 @@ private:
   bool cpu_probe_hit_ = false;
   Site cpu_probe_use_; // handed_use*: where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
-  void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *call, const Args &args);
+  void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,
+                                std::string operation, const Args &args,
+                                const std::vector<const Expr *> &exprs);
+  void check_generation_inputs(const Expr *returned, const Value &v);
   void check_cpu_input_of_layer(const Value &callee, const Expr *call, const Args &args);
   void probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
                          const Args &args);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,6 +108,24 @@ Value Interpreter::first_tensor(const Args &args) {
   return Value::neutral();
 }
 
+namespace {
+
+// Every value an argument list holds, with the expression it came from.
+template <typename Arguments, typename Visit>
+void for_each_argument(const Expr *call, const Arguments &args, Visit visit) {
+  for (size_t i = 0; i < args.positional.size() && i + 1 < call->operands.size(); ++i)
+    visit(call->operands[i + 1], args.positional[i]);
+  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+    visit(call->keywords[k].value, args.keywords[k].second);
+}
+
+bool made_on_cpu_only(const Value &v) {
+  return v.kind == Value::Kind::Tensor && v.has_origins() &&
+         std::all_of(v.origins.begin(), v.origins.end(), made_on_cpu);
+}
+
+} // namespace
+
 Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
   // The first argument of a layer, a norm or a projection is its input tensor.
   if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
@@ -115,9 +134,13 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     const ModuleClass *cls = callee.module_class;
     if (cpu_probe_)
       probe_module_call(callee, cls, call, args);
-    else if (cls && muted_sites_ == 0)
-      check_handed_cpu_tensors(cls, call, args);
-    else if (!cls && muted_sites_ == 0)
+    else if (cls && muted_sites_ == 0 && frame_->file) {
+      std::vector<const Expr *> exprs;
+      for_each_argument(call, args, [&](const Expr *e, const Value &) { exprs.push_back(e); });
+      check_handed_cpu_tensors(
+          cls, call, std::string(frame_->file->source->slice(call->operands[0]->range)) + "(...)",
+          args, exprs);
+    } else if (!cls && muted_sites_ == 0)
       check_cpu_input_of_layer(callee, call, args);
   }
   if (callee.kind == Value::Kind::ModuleItem) {
@@ -147,29 +170,13 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   return out;
 }
 
-namespace {
-
-// Every value an argument list holds, with the expression it came from.
-template <typename Arguments, typename Visit>
-void for_each_argument(const Expr *call, const Arguments &args, Visit visit) {
-  for (size_t i = 0; i < args.positional.size() && i + 1 < call->operands.size(); ++i)
-    visit(call->operands[i + 1], args.positional[i]);
-  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
-    visit(call->keywords[k].value, args.keywords[k].second);
-}
-
-bool made_on_cpu_only(const Value &v) {
-  return v.kind == Value::Kind::Tensor && v.has_origins() &&
-         std::all_of(v.origins.begin(), v.origins.end(), made_on_cpu);
-}
-
-} // namespace
-
 // One GPU has no hooks: a tensor made on the CPU and handed to a submodule reaches its forward
 // as it is. When that forward combines it with the model's tensors (or feeds it to a layer with
 // weights), the call is where it fails; the fix moves it to another argument's device.
-void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *call,
-                                           const Args &args) {
+// `exprs`: the expression of each argument, positional ones first.
+void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,
+                                           std::string operation, const Args &args,
+                                           const std::vector<const Expr *> &exprs) {
   const FunctionDef *forward = cls->find_method("forward");
   if (!forward || !frame_->file)
     return;
@@ -177,33 +184,55 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *c
   std::vector<SiteOperand> handed;
   const Expr *anchor_expr = nullptr;
   OriginSet anchor_origins;
-  for_each_argument(call, args, [&](const Expr *e, const Value &v) {
-    if (made_on_cpu_only(v)) {
-      add_origins(cpu, v.origins);
-      handed.push_back({e, v.origins});
+  size_t next = 0;
+  auto consider = [&](const Value &v) {
+    const Expr *e = next < exprs.size() ? exprs[next] : nullptr;
+    ++next;
+    if (!e)
+      return;
+    // Made on the CPU, on every path or on the one that does not take the argument as it came
+    // (`if isinstance(spout, list): spout = torch.tensor(spout)`). Not beside a value moved or
+    // made somewhere (`if mask is not None: mask = mask.to(x.device)` leaves None unmoved).
+    OriginSet made_here;
+    bool else_as_given = true;
+    if (v.kind == Value::Kind::Tensor)
+      for (const Origin *o : v.origins) {
+        if (made_on_cpu(o))
+          made_here.push_back(o);
+        else
+          else_as_given = else_as_given && o->kind == OriginKind::Input && o->moved_to.empty() &&
+                          !o->made_there;
+      }
+    if (!made_here.empty() && else_as_given) {
+      add_origins(cpu, made_here);
+      handed.push_back({e, made_here});
     } else if (!anchor_expr && v.kind == Value::Kind::Tensor && v.has_origins() &&
                std::none_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
-                 return o->maybe_not_tensor || o->kind == OriginKind::Fresh ||
-                        o->kind == OriginKind::PlainTensor;
+                 return o->maybe_not_tensor || o->defaults_to_none ||
+                        o->kind == OriginKind::Fresh || o->kind == OriginKind::PlainTensor;
                })) {
       anchor_expr = e;
       anchor_origins = v.origins;
     }
-  });
+  };
+  for (const Value &v : args.positional)
+    consider(v);
+  for (const auto &kv : args.keywords)
+    consider(kv.second);
   if (cpu.empty() || !anchor_expr)
     return;
   cpu_probe_ = &cpu;
   cpu_probe_hit_ = false;
   ++muted_sites_;
-  call_function(forward, call, args, true, cls);
+  call_function(forward, site_expr, args, true, cls);
   --muted_sites_;
   cpu_probe_ = nullptr;
   if (!cpu_probe_hit_)
     return;
   Site site;
   site.kind = SiteKind::Arithmetic;
-  site.expr = call;
-  site.operation = std::string(frame_->file->source->slice(call->operands[0]->range)) + "(...)";
+  site.expr = site_expr;
+  site.operation = std::move(operation);
   site.handed_use = cpu_probe_use_.handed_use;
   site.handed_use_file = cpu_probe_use_.handed_use_file;
   site.handed_use_function = cpu_probe_use_.handed_use_function;
@@ -214,6 +243,27 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *c
   for (SiteOperand &operand : handed)
     site.operands.push_back(std::move(operand));
   emit(site);
+}
+
+// `prepare_inputs_for_generation` returns the keyword arguments `generate` passes to the model's
+// own `forward`, with no hook on one GPU: a tensor it makes on the CPU
+// (`spout = torch.tensor(spout)`) is handed to that forward as it is.
+void Interpreter::check_generation_inputs(const Expr *returned, const Value &v) {
+  const FunctionDef *running = frame_->function;
+  if (!running || running->name != "prepare_inputs_for_generation" || !frame_->unit ||
+      muted_sites_ > 0 || returned->kind != ExprKind::Dict || !v.elements ||
+      v.elements->size() != returned->operands.size())
+    return;
+  Args args;
+  std::vector<const Expr *> exprs;
+  for (size_t i = 0; i < returned->operands.size(); ++i) {
+    const Expr *key = returned->keywords[i].value;
+    if (!key || key->kind != ExprKind::String)
+      return;
+    args.keywords.emplace_back(key->text, (*v.elements)[i]);
+    exprs.push_back(returned->operands[i]);
+  }
+  check_handed_cpu_tensors(frame_->unit, returned, "forward(...)", args, exprs);
 }
 
 namespace {
@@ -276,8 +326,12 @@ void Interpreter::probe_module_call(const Value &callee, const ModuleClass *cls,
       call_function(forward, call, args, true, cls);
     return;
   }
-  // A torch layer with weights fails on it at once.
-  if (is_torch_layer_with_weights(callee.child))
+  // A torch layer with weights fails on it at once, and so does an `nn.Sequential` of layers
+  // with weights (its first one with weights gets it, an activation before that keeps it).
+  const ChildDecl *child = callee.child;
+  if (is_torch_layer_with_weights(child) ||
+      (child && !child->resolved && child->is_container && child->has_parameters &&
+       child->class_name == "Sequential"))
     note_probe_hit(call);
 }
 

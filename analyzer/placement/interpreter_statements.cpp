@@ -135,6 +135,7 @@ void Interpreter::exec(const Stmt *s) {
   case StmtKind::Return:
     if (s->value) {
       Value v = eval(s->value);
+      check_generation_inputs(s->value, v);
       frame_->returns = frame_->has_return ? join(frame_->returns, v) : v;
     }
     frame_->has_return = true;
