@@ -153,6 +153,135 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     if (f.may_split)
       if (auto unbuilt = parameters_unbuilt_where_split(cls); !unbuilt.empty())
         unbuilt_where_split_.emplace(cls, std::move(unbuilt));
+  find_arguments_handed_by_callers();
+}
+
+namespace {
+
+// The expression a call passes for `forward`'s parameter at `index` (counted after `self`) named
+// `name`; null when it passes none or splats its arguments.
+const Expr *argument_for(const Expr *call, size_t index, std::string_view name) {
+  for (size_t i = 1; i < call->operands.size(); ++i) {
+    if (call->operands[i]->kind == ExprKind::Starred)
+      return nullptr;
+    if (i - 1 == index)
+      return call->operands[i];
+  }
+  for (const Keyword &k : call->keywords)
+    if (k.name == name)
+      return k.value;
+  return nullptr;
+}
+
+bool is_parameter_of(const FunctionDef *fn, std::string_view name) {
+  return std::any_of(fn->parameters.begin(), fn->parameters.end(),
+                     [&](const Parameter &p) { return p.name == name; });
+}
+
+} // namespace
+
+void PlacementModel::find_arguments_handed_by_callers() {
+  struct Call {
+    const ModuleClass *caller;
+    const FunctionDef *method;
+    const ChildDecl *child;
+    const Expr *expr;
+  };
+  std::vector<Call> calls;
+  for (const auto &cls : package_.classes) {
+    const ModuleClass *caller = cls.get();
+    for (const ChildDecl *child : caller->all_children()) {
+      if (!child->resolved || child->kind != ChildKind::Single)
+        continue;
+      const UnitFacts &f = facts(child->resolved);
+      if (!f.may_split || !f.on_first_chain || !child->resolved->find_method("forward"))
+        continue;
+      for (const FunctionDef *method : caller->def->methods) {
+        if (method->name == "__init__")
+          continue;
+        ChildUses uses;
+        collect_uses(method->body, child->name, uses);
+        for (const Expr *call : uses.calls)
+          calls.push_back({caller, method, child, call});
+      }
+    }
+  }
+  if (calls.empty())
+    return;
+  // Whether `e`, in `method` of `caller`, is the output of another of the caller's modules.
+  std::function<bool(const Expr *, const Call &, int)> from_modules =
+      [&](const Expr *e, const Call &at, int depth) -> bool {
+    if (!e || depth > 6)
+      return false;
+    switch (e->kind) {
+    case ExprKind::Call: {
+      const Expr *callee = e->operands[0];
+      const Expr *target = callee->kind == ExprKind::Attribute && callee->text == "forward"
+                               ? callee->operands[0]
+                               : callee;
+      if (target->kind == ExprKind::Attribute && is_name(target->operands[0], "self")) {
+        const ChildDecl *other = at.caller->find_child(target->text);
+        return other && other != at.child && other->has_parameters;
+      }
+      // A tensor method keeps the device, except the ones that move it.
+      if (callee->kind == ExprKind::Attribute && callee->text != "to" && callee->text != "cuda" &&
+          callee->text != "type_as" && !is_name(callee->operands[0], "torch"))
+        return from_modules(callee->operands[0], at, depth + 1);
+      return false;
+    }
+    case ExprKind::Subscript:
+      return from_modules(e->operands[0], at, depth + 1);
+    case ExprKind::Attribute:
+      return !is_name(e->operands[0], "self") && from_modules(e->operands[0], at, depth + 1);
+    case ExprKind::Name: {
+      bool assigned_from_modules = false;
+      find_statement(at.method->body, [&](const Stmt *s) {
+        if (s->kind != StmtKind::Assign || !s->value)
+          return false;
+        for (const Expr *t : s->targets) {
+          bool names = t->kind == ExprKind::Name && t->text == e->text;
+          if (t->kind == ExprKind::Tuple)
+            for (const Expr *item : t->operands)
+              names = names || (item->kind == ExprKind::Name && item->text == e->text);
+          if (names && from_modules(s->value, at, depth + 1))
+            assigned_from_modules = true;
+        }
+        return assigned_from_modules;
+      });
+      if (assigned_from_modules)
+        return true;
+      return at.method->name == "forward" && is_parameter_of(at.method, e->text) &&
+             handed_by_caller(at.caller, e->text);
+    }
+    default:
+      return false;
+    }
+  };
+  // Callers hand on what their own callers handed them: repeat until nothing changes.
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (const Call &at : calls) {
+      const ModuleClass *unit = at.child->resolved;
+      const FunctionDef *forward = unit->find_method("forward");
+      for (size_t p = 1; p < forward->parameters.size(); ++p) {
+        std::string_view name = forward->parameters[p].name;
+        if (forward->parameters[p].variadic || handed_by_caller(unit, name))
+          continue;
+        if (from_modules(argument_for(at.expr, p - 1, name), at, 0)) {
+          handed_by_caller_[unit].push_back(name);
+          changed = true;
+        }
+      }
+    }
+    if (!changed)
+      break;
+  }
+}
+
+bool PlacementModel::handed_by_caller(const ModuleClass *unit, std::string_view parameter) const {
+  auto it = handed_by_caller_.find(unit);
+  return it != handed_by_caller_.end() &&
+         std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
 }
 
 std::vector<std::string_view>
@@ -643,6 +772,9 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
       return {};
     if (absent_where_split(unit, origin.label))
       return {};
+    if (origin.function && origin.function->name == "forward" &&
+        handed_by_caller(unit, origin.label))
+      return {DeviceGroup::Kind::Input, "made by the caller's modules", false};
     return f.input_group;
   case OriginKind::Child: {
     std::string_view first = origin.label.substr(0, origin.label.find('.'));

@@ -74,6 +74,12 @@ private:
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> unbuilt_where_split_;
   std::vector<std::string_view> parameters_unbuilt_where_split(const ModuleClass *unit) const;
   UnitFacts no_unit_;
+  // Per unit on the map's first chain, the forward parameters a caller fills with the output of
+  // another of its own modules (`text_model(image_embeds=self.image_to_text_projection(x))`),
+  // directly or through the caller's own such parameter: no hook moves them to the first device.
+  std::unordered_map<const ModuleClass *, std::vector<std::string_view>> handed_by_caller_;
+  void find_arguments_handed_by_callers();
+  bool handed_by_caller(const ModuleClass *unit, std::string_view parameter) const;
 
   bool never_split_context(const ModuleClass *cls, int depth) const;
   bool first_chain(const ModuleClass *cls, int depth) const;
