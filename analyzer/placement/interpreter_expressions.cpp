@@ -531,9 +531,11 @@ Value Interpreter::eval_subscript(const Expr *e) {
       if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
         site.operands.push_back({e->operands[i], idx.origins, true});
     }
-    if (site.operands.size() > 1)
-      emit(site);
+    const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     Value out = base;
+    // Held state moved to its index's device (find_mismatch): what is read sits there.
+    if (reported && *reported != base.origins)
+      out.origins = *reported;
     out.element = e->operands.size() == 2 && constant_index(e->operands[1]);
     return out;
   }

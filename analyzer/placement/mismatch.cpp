@@ -96,6 +96,20 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     if (activation || site.kind == SiteKind::Indexing || site.kind == SiteKind::IndexPut)
       anchor = i;
   }
+  // State allocated elsewhere read through an index this layer made (`self.key_states[:, :,
+  // indices]`): the state moves to the index, as the engineers write it
+  // (`self.key_states.to(key_states.device)`), so what is read sits with the layer's activations.
+  auto held_state = [](const auto &p) { return p.first->kind == OriginKind::HeldState; };
+  if (site.kind == SiteKind::Indexing && anchor < site.operands.size() &&
+      !operands[anchor].groups.empty() &&
+      std::all_of(operands[anchor].groups.begin(), operands[anchor].groups.end(), held_state))
+    for (size_t i = 0; i < site.operands.size(); ++i)
+      if (i != anchor && site.operands[i].is_index && !operands[i].groups.empty() &&
+          std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
+                      [](const auto &p) { return is_activation(p.first); })) {
+        anchor = i;
+        break;
+      }
   // A table left on the CPU (`torch.gather(cpu_table, 1, position_ids)`) is moved to the
   // activations, not the activations to the CPU: the result meets them next.
   auto on_cpu = [](const auto &p) { return p.second.kind == DeviceGroup::Kind::Cpu; };
