@@ -32,8 +32,8 @@ std::string combines_message(const SiteContext &context, std::string_view tail_t
            short_origin(anchor, site) + tail;
   }
   // A tensor handed to a submodule meets the other operand in the submodule's code.
-  const std::string verb = site.handed_use ? " is handed " : " combines ";
-  const std::string joint = site.handed_use ? " beside " : " with ";
+  const std::string verb = site.handed_use.expr ? " is handed " : " combines ";
+  const std::string joint = site.handed_use.expr ? " beside " : " with ";
   for (size_t width : {size_t(48), size_t(24)}) {
     auto text = [&](const Expr *e) {
       return "`" + shorten_snippet(file.slice(e->range), width) + "`";
@@ -85,7 +85,7 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   if (m.anchor_origin->layer_weights || m.moved_origin->layer_weights)
     f.why = "on one GPU no hook moves a layer's input: it meets the layer's weights on the CPU, "
             "as it was made";
-  if (site.handed_use)
+  if (site.handed_use.expr)
     f.why = "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
             "the CPU, as it was made, and uses it with the model's tensors";
   if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
@@ -105,25 +105,22 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   if (anchor_text != f.origins.back().message ||
       m.anchor_origin->range.begin != f.origins.back().range.begin)
     related(m.anchor_origin, std::move(anchor_text));
-  // `expr` in a method of the code: "`expr`: where `Class.method` <does>, line N".
-  auto where = [&](const Expr *expr, const SyntaxFile &in, const ModuleClass *unit,
-                   const FunctionDef &function, const std::string &does) {
-    const SourceFile &source = *in.source;
+  // "`expr`: where `Class.method` <does>, line N".
+  auto where = [&](const CodePlace &place, const std::string &does) {
+    if (!place.known())
+      return;
+    const SourceFile &source = *place.file->source;
     RelatedLocation r;
     r.path = source.display_path;
-    r.range = expr->range;
-    std::string who = unit ? std::string(unit->name) + "." : "";
-    who += std::string(function.name);
-    r.message = "`" + shorten_snippet(source.slice(expr->range)) + "`: where `" + who + "` " +
-                does + ", line " + std::to_string(expr->range.line);
+    r.range = place.expr->range;
+    std::string who = place.unit ? std::string(place.unit->name) + "." : "";
+    who += std::string(place.function->name);
+    r.message = "`" + shorten_snippet(source.slice(place.expr->range)) + "`: where `" + who + "` " +
+                does + ", line " + std::to_string(place.expr->range.line);
     f.origins.push_back(std::move(r));
   };
-  if (site.handed_use && site.handed_use_file && site.handed_use_function)
-    where(site.handed_use, *site.handed_use_file, site.handed_use_unit, *site.handed_use_function,
-          "uses it");
-  if (site.entry_call && site.entry_file && site.entry_function)
-    where(site.entry_call, *site.entry_file, site.entry_unit, *site.entry_function,
-          "hands the operands to the helper");
+  where(site.handed_use, "uses it");
+  where(site.entry_call, "hands the operands to the helper");
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);

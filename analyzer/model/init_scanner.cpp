@@ -144,9 +144,8 @@ bool PackageBuilder::calls_passed_module(const ModuleClass &cls, const FunctionD
   for (const Stmt *s : init.body) {
     if (s->kind != StmtKind::Assign || !s->value || s->value->kind != ExprKind::Name)
       continue;
-    bool passed = std::any_of(init.parameters.begin() + (init.parameters.empty() ? 0 : 1),
-                              init.parameters.end(),
-                              [&](const Parameter &p) { return p.name == s->value->text; });
+    // One of its parameters, `self` aside.
+    bool passed = init.has_parameter(s->value->text) && init.parameters[0].name != s->value->text;
     for (const Expr *t : s->targets) {
       std::string_view attr = self_attribute(t);
       if (!passed || attr.empty())

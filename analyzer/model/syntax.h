@@ -115,6 +115,13 @@ struct FunctionDef {
   // The file holding the body when it is not the file of its class (a C++ method defined out of
   // line, in a .cpp, for a class declared in a header).
   const SyntaxFile *body_file = nullptr;
+
+  bool has_parameter(std::string_view parameter) const {
+    for (const Parameter &p : parameters)
+      if (p.name == parameter)
+        return true;
+    return false;
+  }
 };
 
 struct ClassDef {

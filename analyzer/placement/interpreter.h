@@ -117,7 +117,7 @@ private:
   // the callee combines one with a tensor of the model (there are no hooks on one GPU).
   const OriginSet *cpu_probe_ = nullptr;
   bool cpu_probe_hit_ = false;
-  Site cpu_probe_use_; // handed_use*: where the probe's tensor met the model's
+  CodePlace cpu_probe_use_; // where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
   void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,
                                 std::string operation, const Args &args,

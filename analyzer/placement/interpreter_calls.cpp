@@ -124,6 +124,18 @@ bool made_on_cpu_only(const Value &v) {
          std::all_of(v.origins.begin(), v.origins.end(), made_on_cpu);
 }
 
+// Some argument holds a tensor made on the CPU (on one of its paths at least): only then is a
+// submodule's forward worth following for it (check_handed_cpu_tensors decides the rest).
+template <typename Arguments> bool hands_cpu_tensor(const Arguments &args) {
+  auto cpu = [](const Value &v) {
+    return v.kind == Value::Kind::Tensor &&
+           std::any_of(v.origins.begin(), v.origins.end(), made_on_cpu);
+  };
+  return std::any_of(args.positional.begin(), args.positional.end(), cpu) ||
+         std::any_of(args.keywords.begin(), args.keywords.end(),
+                     [&](const auto &kv) { return cpu(kv.second); });
+}
+
 } // namespace
 
 Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
@@ -134,7 +146,7 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     const ModuleClass *cls = callee.module_class;
     if (cpu_probe_)
       probe_module_call(callee, cls, call, args);
-    else if (cls && muted_sites_ == 0 && frame_->file) {
+    else if (cls && muted_sites_ == 0 && frame_->file && hands_cpu_tensor(args)) {
       std::vector<const Expr *> exprs;
       for_each_argument(call, args, [&](const Expr *e, const Value &) { exprs.push_back(e); });
       check_handed_cpu_tensors(
@@ -233,10 +245,7 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
   site.kind = SiteKind::Arithmetic;
   site.expr = site_expr;
   site.operation = std::move(operation);
-  site.handed_use = cpu_probe_use_.handed_use;
-  site.handed_use_file = cpu_probe_use_.handed_use_file;
-  site.handed_use_function = cpu_probe_use_.handed_use_function;
-  site.handed_use_unit = cpu_probe_use_.handed_use_unit;
+  site.handed_use = cpu_probe_use_;
   SiteOperand anchor{anchor_expr, anchor_origins};
   anchor.keeps_device = true;
   site.operands.push_back(anchor);
@@ -397,14 +406,19 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
     if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Name)
       for (const Expr *t : s->targets)
         if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self") &&
-            std::any_of(init.parameters.begin(), init.parameters.end(),
-                        [&](const Parameter &p) { return p.name == s->value->text; }))
+            init.has_parameter(s->value->text))
           return true;
     if (s->kind == StmtKind::If && (assigned_from_parameter(s->body, init, attr) ||
                                     assigned_from_parameter(s->orelse, init, attr)))
       return true;
   }
   return false;
+}
+
+// `self.<attr>` holds a module the class's constructor was handed.
+bool handed_to_constructor(const ModuleClass &unit, std::string_view attr) {
+  const FunctionDef *init = unit.find_method("__init__");
+  return init && assigned_from_parameter(init->body, *init, attr);
 }
 
 // A function the file imports by an absolute import from a package other than torch and
@@ -959,8 +973,7 @@ Value Interpreter::eval_call(const Expr *call) {
         return module_value(leaf, nullptr);
       // A module the parent passed to the constructor and called here (SAM's shared positional
       // embedding): its output is that module's, not a pass-through of the argument.
-      if (const FunctionDef *init = unit->find_method("__init__");
-          init && assigned_from_parameter(init->body, *init, leaf))
+      if (handed_to_constructor(*unit, leaf))
         return module_call(module_value(leaf, nullptr), call, args);
       // transformers' own loss functions move labels to the logits' device themselves.
       return first_tensor(args);
@@ -1052,10 +1065,9 @@ Value Interpreter::eval_call(const Expr *call) {
         callee->operands[0]->kind == ExprKind::Attribute &&
         is_name(callee->operands[0]->operands[0], "self") &&
         !frame_->unit->find_child(callee->operands[0]->text) &&
-        !frame_->env.count(self_key(callee->operands[0])))
-      if (const FunctionDef *init = frame_->unit->find_method("__init__");
-          init && assigned_from_parameter(init->body, *init, callee->operands[0]->text))
-        return module_call(module_value(callee->operands[0]->text, nullptr), call, eval_args(call));
+        !frame_->env.count(self_key(callee->operands[0])) &&
+        handed_to_constructor(*frame_->unit, callee->operands[0]->text))
+      return module_call(module_value(callee->operands[0]->text, nullptr), call, eval_args(call));
     Value receiver = eval(callee->operands[0]);
     if (receiver.kind == Value::Kind::Neutral && (leaf == "to" || leaf == "cuda"))
       return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object

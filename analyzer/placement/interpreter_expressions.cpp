@@ -232,9 +232,7 @@ const Stmt *allocation_of(const std::vector<Stmt *> &body, const FunctionDef &me
       if (!on_self && !is_name(t->operands[0], "self"))
         return true;
       if (on_self && is_name(t->operands[0], "self") && device &&
-          device->value->kind == ExprKind::Name &&
-          std::any_of(method.parameters.begin(), method.parameters.end(),
-                      [&](const Parameter &p) { return p.name == device->value->text; }))
+          device->value->kind == ExprKind::Name && method.has_parameter(device->value->text))
         return true;
     }
     return false;

@@ -42,6 +42,16 @@ struct SiteOperand {
   bool layer_weights = false;
 };
 
+// An expression in a function of the code (of a class, when `unit` is set): where a finding
+// points besides the site itself.
+struct CodePlace {
+  const Expr *expr = nullptr;
+  const SyntaxFile *file = nullptr;
+  const FunctionDef *function = nullptr;
+  const ModuleClass *unit = nullptr;
+  bool known() const { return expr && file && function; }
+};
+
 struct Site {
   SiteKind kind = SiteKind::Arithmetic;
   const Expr *expr = nullptr;      // the whole operation
@@ -58,16 +68,10 @@ struct Site {
   // frame's list: valid while the sink looks at the site).
   const std::vector<std::string_view> *members_read = nullptr;
   // Inside a free function: the call that handed it the operands, in the code that called it.
-  const Expr *entry_call = nullptr;
-  const SyntaxFile *entry_file = nullptr;
-  const FunctionDef *entry_function = nullptr;
-  const ModuleClass *entry_unit = nullptr;
+  CodePlace entry_call;
   // A tensor made on the CPU handed to a submodule: where the submodule's code first uses it
   // with the model's tensors.
-  const Expr *handed_use = nullptr;
-  const SyntaxFile *handed_use_file = nullptr;
-  const FunctionDef *handed_use_function = nullptr;
-  const ModuleClass *handed_use_unit = nullptr;
+  CodePlace handed_use;
 };
 
 class SiteSink {

@@ -24,10 +24,8 @@ void Interpreter::note_probe_hit(const Expr *use) {
   if (cpu_probe_hit_)
     return; // the first use tells
   cpu_probe_hit_ = true;
-  cpu_probe_use_.handed_use = use;
-  cpu_probe_use_.handed_use_file = frame_->file;
-  cpu_probe_use_.handed_use_function = call_stack_.empty() ? nullptr : call_stack_.back();
-  cpu_probe_use_.handed_use_unit = frame_->unit;
+  cpu_probe_use_ = {use, frame_->file, call_stack_.empty() ? nullptr : call_stack_.back(),
+                    frame_->unit};
 }
 
 bool Interpreter::probe_meets_model(const Site &site) const {
@@ -68,10 +66,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
   // helper also tells where to look.
   for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {
-    site.entry_call = f->call;
-    site.entry_file = f->caller->file;
-    site.entry_function = f->caller->function;
-    site.entry_unit = f->caller->unit;
+    site.entry_call = {f->call, f->caller->file, f->caller->function, f->caller->unit};
   }
   int anchor = sink_.on_site(site);
   if (anchor < 0)

@@ -77,22 +77,35 @@ void collect_uses(const std::vector<Stmt *> &body, std::string_view child, Child
   }
 }
 
-// Whether `call` passes a value other than None for `forward`'s parameter at `index` (counted
-// after `self`) named `name`. A splatted argument may pass anything.
-bool passes(const Expr *call, size_t index, std::string_view name) {
+// What `call` passes for `forward`'s parameter at `index` (counted after `self`) named `name`:
+// the expression, and whether a splatted argument (`*args`, or `**kwargs` before it) may pass it.
+struct PassedArgument {
+  const Expr *expr = nullptr;
+  bool splatted = false;
+};
+
+PassedArgument passed_argument(const Expr *call, size_t index, std::string_view name) {
   for (size_t i = 1; i < call->operands.size(); ++i) {
     if (call->operands[i]->kind == ExprKind::Starred)
-      return true;
+      return {nullptr, true};
     if (i - 1 == index)
-      return call->operands[i]->kind != ExprKind::NoneLiteral;
+      return {call->operands[i], false};
   }
+  bool splatted = false;
   for (const Keyword &k : call->keywords) {
     if (k.name.empty())
-      return true; // **kwargs
-    if (k.name == name)
-      return k.value->kind != ExprKind::NoneLiteral;
+      splatted = true; // **kwargs
+    else if (k.name == name)
+      return {k.value, splatted};
   }
-  return false;
+  return {nullptr, splatted};
+}
+
+// Whether `call` passes a value other than None for that parameter. A splatted argument may pass
+// anything.
+bool passes(const Expr *call, size_t index, std::string_view name) {
+  PassedArgument passed = passed_argument(call, index, name);
+  return passed.splatted || (passed.expr && passed.expr->kind != ExprKind::NoneLiteral);
 }
 // accelerate walks a module's own parameters, then its children, then its own buffers: the
 // first item is a parameter, if there is one (a `register_buffer` mask comes after the children).
@@ -156,29 +169,7 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
   find_arguments_handed_by_callers();
 }
 
-namespace {
-
-// The expression a call passes for `forward`'s parameter at `index` (counted after `self`) named
-// `name`; null when it passes none or splats its arguments.
-const Expr *argument_for(const Expr *call, size_t index, std::string_view name) {
-  for (size_t i = 1; i < call->operands.size(); ++i) {
-    if (call->operands[i]->kind == ExprKind::Starred)
-      return nullptr;
-    if (i - 1 == index)
-      return call->operands[i];
-  }
-  for (const Keyword &k : call->keywords)
-    if (k.name == name)
-      return k.value;
-  return nullptr;
-}
-
-bool is_parameter_of(const FunctionDef *fn, std::string_view name) {
-  return std::any_of(fn->parameters.begin(), fn->parameters.end(),
-                     [&](const Parameter &p) { return p.name == name; });
-}
-
-} // namespace
+namespace {} // namespace
 
 void PlacementModel::find_arguments_handed_by_callers() {
   struct Call {
@@ -250,7 +241,7 @@ void PlacementModel::find_arguments_handed_by_callers() {
       });
       if (assigned_from_modules)
         return true;
-      return at.method->name == "forward" && is_parameter_of(at.method, e->text) &&
+      return at.method->name == "forward" && at.method->has_parameter(e->text) &&
              handed_by_caller(at.caller, e->text);
     }
     default:
@@ -267,7 +258,7 @@ void PlacementModel::find_arguments_handed_by_callers() {
         std::string_view name = forward->parameters[p].name;
         if (forward->parameters[p].variadic || handed_by_caller(unit, name))
           continue;
-        if (from_modules(argument_for(at.expr, p - 1, name), at, 0)) {
+        if (from_modules(passed_argument(at.expr, p - 1, name).expr, at, 0)) {
           handed_by_caller_[unit].push_back(name);
           changed = true;
         }
