@@ -213,6 +213,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
         created = true;
         continue;
       }
+    if (site.operands[i].unproven_elsewhere) {
+      finding.no_fix_reason = "`" + shorten_snippet(file.slice(operand->range)) +
+                              "` is, on another path, an argument that may be None or not a "
+                              "tensor, and a `.to()` there would break";
+      return;
+    }
     fix.edits.push_back(move_to_device_edit(file, operand, anchor));
   }
   if (fix.edits.empty()) {

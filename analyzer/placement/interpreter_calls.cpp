@@ -207,6 +207,7 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
     // made somewhere (`if mask is not None: mask = mask.to(x.device)` leaves None unmoved).
     OriginSet made_here;
     bool else_as_given = true;
+    bool unproven = false;
     if (v.kind == Value::Kind::Tensor)
       for (const Origin *o : v.origins) {
         if (made_on_cpu(o))
@@ -214,10 +215,12 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
         else
           else_as_given = else_as_given && o->kind == OriginKind::Input && o->moved_to.empty() &&
                           !o->made_there;
+        unproven = unproven || (!made_on_cpu(o) && (o->maybe_not_tensor || o->defaults_to_none));
       }
     if (!made_here.empty() && else_as_given) {
       add_origins(cpu, made_here);
       handed.push_back({e, made_here});
+      handed.back().unproven_elsewhere = unproven;
     } else if (!anchor_expr && v.kind == Value::Kind::Tensor && v.has_origins() &&
                std::none_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
                  return o->maybe_not_tensor || o->defaults_to_none ||
@@ -861,8 +864,13 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
         site.operands.push_back(anchor);
         return;
       }
-    if (OriginSet cpu = fresh_only(v); !cpu.empty())
+    if (OriginSet cpu = fresh_only(v); !cpu.empty()) {
       fresh.push_back({expr, cpu});
+      fresh.back().unproven_elsewhere =
+          std::any_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+            return o->kind != OriginKind::Fresh && (o->maybe_not_tensor || o->defaults_to_none);
+          });
+    }
   };
   for (size_t i = 0; i < args.positional.size(); ++i)
     consider(call->operands[i + 1], args.positional[i]);

@@ -40,6 +40,10 @@ struct SiteOperand {
   // A torch layer called with the other operands (`self.position_embedding(ids)`): its device is
   // its weight's, `<expr>.weight.device`.
   bool layer_weights = false;
+  // A value made on the CPU on one path and, on another, an argument that may be None or no
+  // tensor (`if isinstance(ids, list): ids = torch.LongTensor(ids)`): creating it on the anchor's
+  // device is safe, a `.to()` on the value is not.
+  bool unproven_elsewhere = false;
 };
 
 // An expression in a function of the code (of a class, when `unit` is set): where a finding
