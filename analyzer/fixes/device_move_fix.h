@@ -1,4 +1,4 @@
-// Builds the text edits of a device fix (DEVICE_MODEL.md section 4): move an operand to the
+// Builds the text edits of a device fix (docs/DEVICE_MODEL.md section 4): move an operand to the
 // anchor operand's device at the site, or create a fresh tensor on it.
 #pragma once
 

@@ -48,7 +48,7 @@ bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
   return false;
 }
 
-// A fresh tensor is best created on the right device (DEVICE_MODEL.md section 4): add
+// A fresh tensor is best created on the right device (docs/DEVICE_MODEL.md section 4): add
 // `device=x.device` to its constructor, at the site or where the value was made earlier in the
 // same function, with an `x` that holds the anchor's device at that point.
 std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch &m, size_t moved,

@@ -1,5 +1,5 @@
-// The fix of a site finding (DEVICE_MODEL.md section 4): move the other operands to the anchor's
-// device, or create a fresh tensor there.
+// The fix of a site finding (docs/DEVICE_MODEL.md section 4): move the other operands to the
+// anchor's device, or create a fresh tensor there.
 #pragma once
 
 #include <optional>

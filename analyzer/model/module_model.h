@@ -75,7 +75,7 @@ struct ParameterDecl {
 };
 
 // `self.x = torch.arange(...)` in __init__: a tensor that is not registered, so dispatch never
-// moves it (DEVICE_MODEL.md section 3b, "state held outside the layer").
+// moves it (docs/DEVICE_MODEL.md section 3b, "state held outside the layer").
 struct PlainTensorAttribute {
   std::string name;
   SourceRange range;

@@ -1,6 +1,6 @@
 // The abstract value the placement interpreter computes for every expression: what kind of
 // thing it is (tensor, device, module, container...) and, for tensors, the set of origins it may
-// come from (DEVICE_MODEL.md section 3). Values meet at control-flow joins.
+// come from (docs/DEVICE_MODEL.md section 3). Values meet at control-flow joins.
 #pragma once
 
 #include <algorithm>
@@ -71,7 +71,7 @@ bool has_literal(const Value &v);
 
 // A tensor this code made on the CPU: a constructor without `device=`, `.cpu()`.
 bool made_on_cpu(const Origin *o);
-// DEVICE_MODEL.md section 3: a Python number mixes with anything. Beside a CPU tensor, a value
+// docs/DEVICE_MODEL.md section 3: a Python number mixes with anything. Beside a CPU tensor, a value
 // that may be one (an unannotated argument, `torch.as_tensor` of one) is taken to be one: were it
 // a tensor on a GPU, the operation would fail on the CPU tensor anyway, and that is checked where
 // the CPU tensor meets the model's activations. So when an origin of some operand is a CPU

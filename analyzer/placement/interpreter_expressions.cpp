@@ -61,7 +61,7 @@ Value Interpreter::element_of(const Expr *iterable) {
   }
   Value v = eval(iterable);
   // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
-  // (DEVICE_MODEL.md section 3b, `_reorder_cache`).
+  // (docs/DEVICE_MODEL.md section 3b, `_reorder_cache`).
   for (const Origin *o : v.origins)
     if (o->kind == OriginKind::Skip && frame_->unit &&
         (o->layer_caches || o->label.substr(0, 4) == "past"))

@@ -81,7 +81,7 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
                                             }),
                              operands[i].groups.end());
   // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
-  // first operand made by the model's activations (DEVICE_MODEL.md section 4).
+  // first operand made by the model's activations (docs/DEVICE_MODEL.md section 4).
   size_t anchor = site.operands.size();
   for (size_t i = 0; i < site.operands.size(); ++i)
     if (site.operands[i].keeps_device && !operands[i].groups.empty()) {

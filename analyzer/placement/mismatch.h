@@ -1,5 +1,5 @@
 // Which operands of a site may sit on different devices under the device map, and which operand
-// keeps its device (the anchor) so that the others move to it (DEVICE_MODEL.md sections 3, 4).
+// keeps its device (the anchor) so that the others move to it (docs/DEVICE_MODEL.md sections 3, 4).
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Where a tensor came from, relative to the device map (DEVICE_MODEL.md section 3).
+// Where a tensor came from, relative to the device map (docs/DEVICE_MODEL.md section 3).
 #pragma once
 
 #include <string_view>

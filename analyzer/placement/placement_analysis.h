@@ -1,6 +1,6 @@
 // The placement analysis: a flow-sensitive abstract interpretation of every method of every
 // module class (and of free functions and script code), tracking each tensor's origins and
-// reporting every operation whose operands need one device (DEVICE_MODEL.md section 3).
+// reporting every operation whose operands need one device (docs/DEVICE_MODEL.md section 3).
 #pragma once
 
 #include "model/module_model.h"

@@ -576,7 +576,7 @@ const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {
 }
 
 // A class is never split when it is listed in _no_split_modules, has nothing to split, or every
-// class that contains it is itself never split (DEVICE_MODEL.md section 3).
+// class that contains it is itself never split (docs/DEVICE_MODEL.md section 3).
 bool PlacementModel::never_split_context(const ModuleClass *cls, int depth) const {
   if (depth > kMaxNesting)
     return false;
@@ -758,7 +758,7 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
   switch (origin.kind) {
   case OriginKind::Input:
     // A cache the block returned and receives again sits on the devices of the projections that
-    // made it (DEVICE_MODEL.md section 3).
+    // made it (docs/DEVICE_MODEL.md section 3).
     if (is_own_cache_name(origin.label))
       return {};
     if (absent_where_split(unit, origin.label))

@@ -1,6 +1,6 @@
 // How accelerate may place one module class ("unit") under device_map="auto": whether the class
 // may be split across devices, and which origins inside its methods may then sit on different
-// devices (DEVICE_MODEL.md sections 1 and 3).
+// devices (docs/DEVICE_MODEL.md sections 1 and 3).
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@
 namespace devlint {
 
 // Where an origin sits inside a unit's method, as far as the device map decides
-// (DEVICE_MODEL.md section 3). Two origins in different groups may sit on different devices.
+// (docs/DEVICE_MODEL.md section 3). Two origins in different groups may sit on different devices.
 struct DeviceGroup {
   enum class Kind : uint8_t {
     Any,       // compatible with every device: a skip key, a cache the block made itself
