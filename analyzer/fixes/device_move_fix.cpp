@@ -286,6 +286,43 @@ TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
   return move_to_device_text_edit(file, operand, device_of(file, anchor));
 }
 
+std::optional<std::string> unmovable_operand(const Expr *operand) {
+  switch (operand->kind) {
+  case ExprKind::Name:
+  case ExprKind::Attribute:
+  case ExprKind::Subscript:
+  case ExprKind::Call:
+  case ExprKind::UnaryOp:
+  case ExprKind::Compare:
+  case ExprKind::BoolOp:
+  case ExprKind::Conditional:
+    return std::nullopt;
+  case ExprKind::BinaryOp:
+    // `1 - w` moves `w`; otherwise the whole parenthesized result.
+    if (is_number(operand->operands[0]) && !is_number(operand->operands[1]))
+      return unmovable_operand(operand->operands[1]);
+    if (is_number(operand->operands[1]) && !is_number(operand->operands[0]))
+      return unmovable_operand(operand->operands[0]);
+    return std::nullopt;
+  case ExprKind::Starred:
+    return std::string("is unpacked with `*` into its place, and a starred element cannot be "
+                       "moved as one value");
+  case ExprKind::Tuple:
+  case ExprKind::Dict:
+  case ExprKind::Comprehension:
+    return std::string("is a container, which has no `.to()`");
+  case ExprKind::Slice:
+  case ExprKind::Lambda:
+  case ExprKind::Number:
+  case ExprKind::String:
+  case ExprKind::NoneLiteral:
+  case ExprKind::Bool:
+  case ExprKind::Other:
+    break;
+  }
+  return std::string("is not an expression a `.to()` can follow");
+}
+
 TextEdit move_to_device_text_edit(const SourceFile &file, const Expr *operand,
                                   const std::string &target) {
   // `0.5 * x`, `1 - w`: the number goes anywhere, move the tensor.

@@ -22,6 +22,13 @@ std::string device_anchor_text(const SourceFile &file, const Expr *anchor);
 TextEdit move_to_device_edit(const SourceFile &file, const Expr *operand,
                              const std::string &anchor);
 
+// Why `operand` cannot take a `.to(...)` and stay valid code that moves a tensor, or nullopt if
+// it can. Only expressions that may stand before `.to(` (names, attributes, calls, subscripts,
+// operators, conditionals, parenthesized ones) are wrapped; a starred element, a slice, a
+// keyword, a literal, a tuple or list, a comprehension or a lambda never is: `(*xs).to(d)` and
+// `(a, b).to(d)` do not parse or are no tensor.
+std::optional<std::string> unmovable_operand(const Expr *operand);
+
 // The same with the target device written out (`torch::Device("cuda:1")`).
 TextEdit move_to_device_text_edit(const SourceFile &file, const Expr *operand,
                                   const std::string &target);

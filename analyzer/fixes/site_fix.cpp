@@ -124,6 +124,10 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
     // (or an input of the module) and is moved at the call.
     if (site.unit || (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
                       origins[0]->range.end == operand->range.end)) {
+      if (auto why = unmovable_operand(operand)) {
+        finding.no_fix_reason = "`" + shorten_snippet(file.slice(operand->range)) + "` " + *why;
+        return;
+      }
       fix.edits.push_back(move_to_device_text_edit(file, operand, device));
       continue;
     }
@@ -185,6 +189,10 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
         operand.expr->kind != ExprKind::Attribute) {
       finding.no_fix_reason = text + " is computed in the call to `" + site.operation +
                               "`: move what it is computed from";
+      return;
+    }
+    if (auto why = unmovable_operand(operand.expr)) {
+      finding.no_fix_reason = text + " " + *why;
       return;
     }
     if (may_be_none_attribute(site.unit, operand.expr)) {
