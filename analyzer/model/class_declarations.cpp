@@ -221,7 +221,9 @@ void PackageBuilder::classify() {
         cls->is_module = true;
       if (has_builtin_params_base(b))
         cls->has_builtin_parameters = true;
-      if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "PreTrainedModel")
+      // diffusers' ModelMixin loads like a PreTrainedModel: from_pretrained refuses string maps
+      // for a model whose `_no_split_modules` is unset (ModelMixin._get_no_split_modules).
+      if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "ModelMixin")
         cls->is_pretrained_model = true;
     }
   }
