@@ -202,6 +202,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
   }
   Fix fix;
   bool created = false;
+  const SiteOperand *created_operand = nullptr; // made by the constructor given `device=`
   std::vector<const Expr *> moved_operands;
   for (size_t i : m.moved) {
     const Expr *operand = site.operands[i].expr;
@@ -219,6 +220,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
         if (std::none_of(fix.edits.begin(), fix.edits.end(), same))
           fix.edits.push_back(*edit);
         created = true;
+        created_operand = &site.operands[i];
         continue;
       }
     if (site.operands[i].unproven_elsewhere) {
@@ -256,9 +258,19 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
   const Expr *first = site.operands[m.moved.front()].expr;
   fix.title = "Move `" + shorten_snippet(file.slice(first->range)) + "` to `" +
               device_of(file, anchor) + "`";
-  if (created && fix.edits.size() == 1)
-    fix.title = "Create `" + shorten_snippet(file.slice(first->range)) + "` on the device of `" +
+  if (created && fix.edits.size() == 1) {
+    // Name what the fix creates: the operand when it names the new tensor (`noise`), else the
+    // constructor it is computed from (`torch.sin(per_pos_features)` of a `torch.linspace(...)`).
+    const Expr *made = created_operand->expr;
+    const Origin *constructor = created_operand->origins.front();
+    if (made->kind != ExprKind::Name && site.function &&
+        (constructor->range.begin != made->range.begin ||
+         constructor->range.end != made->range.end))
+      if (const Expr *e = find_expr(*site.function, constructor->range))
+        made = e;
+    fix.title = "Create `" + shorten_snippet(file.slice(made->range)) + "` on the device of `" +
                 anchor + "`";
+  }
   if (m.moved.size() > 1 && !(created && fix.edits.size() == 1))
     fix.title =
         "Move " + std::to_string(m.moved.size()) + " operands to `" + device_of(file, anchor) + "`";

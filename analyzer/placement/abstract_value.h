@@ -34,8 +34,8 @@ struct Value {
   const ChildDecl *child = nullptr;             // Module: declaration of the last segment
   std::string_view text;                        // Str
   // ModuleItem: the innermost loop running where the element was picked (`for layer in
-  // self.layers`, `self.layers[i]` inside a loop); null when picked outside every loop
-  // (`prior = self.priors[level]`), so the same module on every later pass.
+  // self.layers`, `self.layers[i]` inside a loop, or in a helper a loop calls); null when picked
+  // outside every loop (`prior = self.priors[level]`), so the same module on every later pass.
   const Stmt *picked_in_loop = nullptr;
   // One element taken out of a module's output (`a, b = self.attn(x)`, `self.attn(x)[0]`): a
   // tensor, whatever its name says, not the output tuple itself.

@@ -7,6 +7,7 @@
 // API (interpreter_calls.cpp), and site emission (site_emission.cpp).
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -146,6 +147,16 @@ private:
   // The innermost loop of the running frame (not of the code that called it), or null.
   const Stmt *running_loop() const {
     return loops_.size() > frame_->outer_loops ? loops_.back() : nullptr;
+  }
+  // Where a module list's element is picked: the innermost loop running, in this frame or a
+  // caller's. A helper called on every pass (`layer = self._get_layer(index)`) picks a different
+  // element each time, like `self.layers[index]` written in the loop itself.
+  const Stmt *picking_loop() const { return loops_.empty() ? nullptr : loops_.back(); }
+  // An element picked in `picked` and called in this frame's running loop is the same module on
+  // every pass of it: picked before any loop ran, or by a caller before this frame's loops began.
+  bool picked_before_running_loop(const Stmt *picked) const {
+    auto callers_end = loops_.begin() + static_cast<std::ptrdiff_t>(frame_->outer_loops);
+    return !picked || std::find(loops_.begin(), callers_end, picked) != callers_end;
   }
   // Joins the environments of two paths; a member assigned on one path only is, on the other,
   // what the class declares.

@@ -159,8 +159,8 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
     Origin *element = const_cast<Origin *>(o);
     element->loop = loops_.empty() ? nullptr : loops_.back();
-    // One element picked before any loop and called in one: the same module every pass.
-    if (running_loop() && !callee.picked_in_loop) {
+    // One element picked before the loop that calls it: the same module every pass.
+    if (running_loop() && picked_before_running_loop(callee.picked_in_loop)) {
       element->loop = nullptr;
       element->settled = true;
     } else if (callee.picked_in_loop) {
@@ -1225,7 +1225,7 @@ Value Interpreter::eval_call(const Expr *call) {
       Value item;
       item.kind = Value::Kind::ModuleItem;
       item.path = base->text;
-      item.picked_in_loop = running_loop();
+      item.picked_in_loop = picking_loop();
       return module_call(item, call, args);
     }
   }

@@ -45,7 +45,7 @@ Value Interpreter::element_of(const Expr *iterable) {
           (owner.child->kind != ChildKind::Single || owner.child->is_container)) {
         Value item;
         item.kind = Value::Kind::ModuleItem;
-        item.picked_in_loop = running_loop();
+        item.picked_in_loop = picking_loop();
         item.path = owner.path;
         if (method == "keys")
           return Value::neutral();
@@ -71,7 +71,7 @@ Value Interpreter::element_of(const Expr *iterable) {
     if (v.child && (v.child->kind != ChildKind::Single || v.child->is_container)) {
       Value item;
       item.kind = Value::Kind::ModuleItem;
-      item.picked_in_loop = running_loop();
+      item.picked_in_loop = picking_loop();
       item.path = v.path;
       return item;
     }
@@ -499,7 +499,7 @@ Value Interpreter::eval_subscript(const Expr *e) {
       eval(e->operands[i]);
     Value item;
     item.kind = Value::Kind::ModuleItem;
-    item.picked_in_loop = running_loop();
+    item.picked_in_loop = picking_loop();
     item.path = base.path;
     return item;
   }
