@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The stages include only downwards (ARCHITECTURE.md): every `#include "stage/..."` in analyzer/
-# and rules/ is checked against the stages its own stage may use. An include that runs back up
+# and rules/, indented or not, is checked against the stages its own stage may use. An include that runs back up
 # fails this test.
 # usage: include_order.sh SOURCE_DIR
 set -u
@@ -38,6 +38,19 @@ stage_of() { # path -> stage
   esac
 }
 
+# Every include of a stage header, as `LINE:stage/path`: indented ones (`  #include` inside an
+# `#if` block) and `# include` too; quoted, or in angle brackets when the path starts with a
+# stage (`<placement/site.h>`, where `<vector>` is a system header).
+stage_includes() { # stage_includes FILE
+  grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' "$1" |
+    sed -E 's/^([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*(["<])([^">]*)[">].*/\1:\2:\3/' |
+    while IFS=: read -r line delimiter target; do
+      if [ "$delimiter" = '"' ] || [ -n "${allowed[${target%%/*}]+set}" ]; then
+        echo "$line:$target"
+      fi
+    done
+}
+
 fail=0
 checked=0
 while IFS= read -r file; do
@@ -59,7 +72,7 @@ while IFS= read -r file; do
       fail=1
       ;;
     esac
-  done < <(grep -n '^#include "' "$file" | sed 's/^\([0-9]*\):#include "\([^"]*\)".*/\1:\2/')
+  done < <(stage_includes "$file")
 done < <(find analyzer rules -name '*.cpp' -o -name '*.h' | sort)
 
 [ "$checked" -gt 100 ] || { echo "FAIL: only $checked includes found: wrong directory?"; fail=1; }
