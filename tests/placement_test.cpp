@@ -504,5 +504,36 @@ class Encoder(nn.Module):
             std::string::npos)
       << findings[0].message;
 }
+// A layer picked by a helper on every pass (`layer = self._get_layer(index)`, ChatGLM) is this
+// pass's layer, as `self.layers[index]` written in the loop is: what the loop accumulates holds
+// earlier passes' outputs (seed 000; the helper's own frame runs no loop).
+TEST(Placement, LayerPickedByAHelperInTheLoopIsThisIterationsLayer) {
+  const char *text = R"(
+class Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+    def _get_layer(self, index):
+        return self.layers[index]
+
+    def forward(self, hidden_states):
+        presents = None
+        for index in range(2):
+            layer = self._get_layer(index)
+            kv_cache = layer(hidden_states)
+            if presents is None:
+                presents = kv_cache
+            else:
+                presents = torch.cat((presents, kv_cache), dim=0)
+        return presents
+)";
+  auto findings = check_text(text);
+  ASSERT_EQ(codes(findings), (std::vector<std::string>{"DL001:18"}));
+  EXPECT_NE(findings[0].message.find("`kv_cache` (this iteration's `self.layers` output) with "
+                                     "`presents` (earlier `self.layers` outputs)"),
+            std::string::npos)
+      << findings[0].message;
+}
 } // namespace
 } // namespace devlint
