@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "driver/python_environment.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
 #include "model/utf8.h"
@@ -221,6 +222,28 @@ TEST(Nesting, CodeTooDeepToFollowIsReported) {
   EXPECT_NE(diagnostics[0].message.find("not analyzed"), std::string::npos)
       << diagnostics[0].message;
   EXPECT_EQ(diagnostics[0].line, 2u);
+}
+
+// A .pth file is read as data (issue 23, item 10): its path lines, never its import lines.
+TEST(PythonEnvironment, PthFilesAddPathLinesAndSkipImportLines) {
+  std::string text = "# editable install\n"
+                     "/opt/src/lib\n"
+                     "import os; os.system('touch /tmp/x')\n"
+                     "import\tsys\n"
+                     "\n"
+                     "   \n"
+                     "relative/dir  \r\n"
+                     "../up\n";
+  EXPECT_EQ(
+      pth_file_directories("/env/site-packages", text),
+      (std::vector<std::string>{"/opt/src/lib", "/env/site-packages/relative/dir", "/env/up"}));
+}
+
+TEST(PythonEnvironment, WithinComparesWholePathComponents) {
+  EXPECT_TRUE(path_is_within("/repo", "/repo"));
+  EXPECT_TRUE(path_is_within("/repo/.venv/bin", "/repo"));
+  EXPECT_FALSE(path_is_within("/repository/bin", "/repo"));
+  EXPECT_FALSE(path_is_within("/usr/bin", ""));
 }
 
 } // namespace

@@ -1,23 +1,12 @@
 #include "driver/search_paths.h"
 
-#include <cerrno>
-#include <chrono>
-#include <csignal>
-#include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <functional>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/text.h"
 #include "model/transformers_summary.h"
-
-extern char **environ;
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -27,9 +16,6 @@ namespace {
 constexpr int kMaxImportHops = 12;            // re-exports and bases followed from one import
 constexpr size_t kMaxModulesPerRun = 512;     // files read from the search paths in one run
 constexpr uint64_t kMaxModuleBytes = 8 << 20; // larger files are not read
-
-// What sys.path holds, one entry a line.
-constexpr const char *kPrintSysPath = "import sys\nfor p in sys.path:\n    print(p)\n";
 
 bool is_torch_module(std::string_view module) {
   return module == "torch" || starts_with(module, "torch.");
@@ -110,84 +96,6 @@ struct SearchPathResolver::LoadedModule {
     return rest.empty() ? base : base + "." + rest;
   }
 };
-
-std::vector<std::string> python_environment_paths(int timeout_ms) {
-  const char *chosen = std::getenv("DEVLINT_PYTHON");
-  std::string interpreter = chosen && *chosen ? chosen : "python3";
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-    return {};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // The interpreter reads nothing (devlint may be reading stdin) and its errors are not ours.
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::string code = kPrintSysPath;
-  std::vector<char *> argv{interpreter.data(), const_cast<char *>("-c"), code.data(), nullptr};
-  pid_t pid = 0;
-  int spawned = posix_spawnp(&pid, interpreter.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (spawned != 0) {
-    close(pipe_fds[0]);
-    return {};
-  }
-  std::string output;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool finished = false;
-  while (output.size() < (1u << 20)) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0)
-      break;
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    int ready = poll(&p, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready <= 0)
-      break;
-    char buffer[4096];
-    ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      finished = n == 0;
-      break;
-    }
-    output.append(buffer, static_cast<size_t>(n));
-  }
-  close(pipe_fds[0]);
-  if (!finished)
-    kill(pid, SIGKILL); // too slow or too talkative: go on without it
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {};
-  std::vector<std::string> paths;
-  size_t start = 0;
-  while (start < output.size()) {
-    size_t end = output.find('\n', start);
-    if (end == std::string::npos)
-      end = output.size();
-    std::string line = output.substr(start, end - start);
-    start = end + 1;
-    std::error_code ec;
-    // '' (the current directory for -c) and zip archives are not searched.
-    if (!line.empty() && line.front() == '/' && fs::is_directory(line, ec))
-      paths.push_back(line);
-  }
-  return paths;
-}
-
-const std::vector<std::string> &python_environment_paths_once() {
-  static std::once_flag asked;
-  static std::vector<std::string> paths;
-  std::call_once(asked, [] { paths = python_environment_paths(); });
-  return paths;
-}
 
 SearchPathResolver::SearchPathResolver(std::vector<std::string> search_paths,
                                        bool python_environment)

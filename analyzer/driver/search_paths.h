@@ -3,8 +3,8 @@
 // A base class imported from outside the package (`from transformers.models.llama.modeling_llama
 // import LlamaPreTrainedModel`) is found there and its source read, never imported: its
 // `_no_split_modules`, `_skip_keys_device_placement` and bases take precedence over the built-in
-// summary of transformers. Bounded: only the modules an import names, a few hops deep, files of
-// limited size, each read once per run.
+// summary of transformers. The environment's paths come from python_environment.h. Bounded: only
+// the modules an import names, a few hops deep, files of limited size, each read once per run.
 #pragma once
 
 #include <map>
@@ -15,18 +15,11 @@
 #include <utility>
 #include <vector>
 
+#include "driver/python_environment.h"
 #include "model/module_model.h"
 #include "model/source_file.h"
 
 namespace devlint {
-
-// The import paths of the active Python environment (sys.path: site-packages and the standard
-// library), asked from `python3` (or $DEVLINT_PYTHON) once, with a timeout. Only existing
-// directories are kept. Empty when the interpreter is missing, fails or is too slow: the search
-// then goes on without it.
-std::vector<std::string> python_environment_paths(int timeout_ms = 5000);
-// The same, asked once a process (the first caller waits; the others share the answer).
-const std::vector<std::string> &python_environment_paths_once();
 
 class SearchPathResolver final : public ExternalClassResolver {
 public:
