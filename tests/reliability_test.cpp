@@ -8,6 +8,7 @@
 #include "driver/python_environment.h"
 #include "findings/suppressions.h"
 #include "frontend/python/python_frontend.h"
+#include "model/module_model.h"
 #include "model/utf8.h"
 #include "render/renderer.h"
 #include "test_support.h"
@@ -244,6 +245,61 @@ TEST(PythonEnvironment, WithinComparesWholePathComponents) {
   EXPECT_TRUE(path_is_within("/repo/.venv/bin", "/repo"));
   EXPECT_FALSE(path_is_within("/repository/bin", "/repo"));
   EXPECT_FALSE(path_is_within("/usr/bin", ""));
+}
+
+// Package bases that close a cycle across files (issue 23, item 9): every lookup through the
+// bases recursed without end (a crash). One edge of the cycle is dropped; the run completes.
+TEST(PackageBases, ACycleAcrossFilesIsBroken) {
+  auto a = testing::source("import torch\nfrom torch import nn\nfrom .modeling_b import B\n\n\n"
+                           "class A(B):\n    def forward(self, x):\n"
+                           "        return torch.cat((x, self.w))\n",
+                           "modeling_a.py");
+  auto b = testing::source("import torch\nfrom torch import nn\nfrom .modeling_a import A\n\n\n"
+                           "class B(A, nn.Module):\n    def __init__(self):\n"
+                           "        super().__init__()\n        self.w = nn.Linear(2, 2)\n",
+                           "modeling_b.py");
+  auto syntax_a = lower_python(*a), syntax_b = lower_python(*b);
+  auto package = build_package({syntax_a.get(), syntax_b.get()}, {});
+  const ModuleClass *class_a = package->find_class("A"), *class_b = package->find_class("B");
+  ASSERT_TRUE(class_a && class_b);
+  EXPECT_EQ(class_a->bases, std::vector<const ModuleClass *>{class_b}); // kept: the first seen
+  EXPECT_TRUE(class_b->bases.empty());                                  // dropped: closes it
+  EXPECT_NE(class_a->find_child("w"), nullptr);
+  check_package({a.get(), b.get()}, {a.get(), b.get()}, CheckOptions{});
+}
+
+// A chain of package bases deeper than any model (issue 23, item 9): each lookup walked the
+// whole chain, quadratic in the classes. A base that would make a walk through the bases visit
+// more than 64 classes is dropped.
+TEST(PackageBases, AChainIsCutAtSixtyFourBases) {
+  std::string text = "import torch\nfrom torch import nn\n\n\nclass C0(nn.Module):\n"
+                     "    def __init__(self):\n        super().__init__()\n"
+                     "        self.l = nn.Linear(2, 2)\n";
+  for (int i = 1; i < 200; ++i)
+    text += "\n\nclass C" + std::to_string(i) + "(C" + std::to_string(i - 1) + "):\n    pass\n";
+  auto file = testing::source(text, "modeling_chain.py");
+  auto syntax = lower_python(*file);
+  auto package = build_package({syntax.get()}, {});
+  EXPECT_NE(package->find_class("C64")->find_child("l"), nullptr); // 64 bases down to C0
+  EXPECT_TRUE(package->find_class("C65")->bases.empty());
+  EXPECT_EQ(package->find_class("C66")->bases.size(), 1u);
+  EXPECT_EQ(package->find_class("C70")->find_child("l"), nullptr);
+}
+
+// Diamonds stacked on diamonds: every path through the bases was walked, 2^depth of them.
+TEST(PackageBases, StackedDiamondsAreBounded) {
+  std::string text = "import torch\nfrom torch import nn\n\n\nclass A0(nn.Module):\n    pass\n"
+                     "\n\nclass B0(nn.Module):\n    pass\n";
+  for (int i = 1; i < 100; ++i)
+    for (const char *name : {"A", "B"})
+      text += "\n\nclass " + std::string(name) + std::to_string(i) + "(A" + std::to_string(i - 1) +
+              ", B" + std::to_string(i - 1) + "):\n    pass\n";
+  auto file = testing::source(text, "modeling_diamonds.py");
+  auto syntax = lower_python(*file);
+  auto package = build_package({syntax.get()}, {});
+  EXPECT_EQ(package->find_class("A99")->find_child("nothing"), nullptr); // returns at all
+  EXPECT_EQ(package->find_class("A1")->bases.size(), 2u);
+  check_package({file.get()}, {file.get()}, CheckOptions{});
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // The package's classes: declarations, package bases, and which classes are nn.Modules or
 // PreTrainedModels (directly or through bases).
+#include <algorithm>
 #include <memory>
 
 #include "model/package_builder.h"
@@ -70,6 +71,9 @@ void PackageBuilder::collect_declarations() {
         pkg_.class_dicts[st->targets[0]->text] = std::move(names);
     }
   }
+  for (const SyntaxFile *file : pkg_.files)
+    if (auto own = pkg_.classes_of_file.find(file); own != pkg_.classes_of_file.end())
+      pkg_.classes_of_module.emplace(module_stem(file->source->path), &own->second);
   for (auto &cls : pkg_.classes) {
     for (const std::string &b : cls->base_names) {
       // `class LlamaAttention(LlamaAttention)` names another file's class, not itself.
@@ -78,6 +82,59 @@ void PackageBuilder::collect_declarations() {
         base = pkg_.find_class(b);
       if (base && base != cls.get())
         cls->bases.push_back(base);
+    }
+  }
+  bound_package_bases();
+}
+
+// Package bases as Python could have them: no cycle (`class A(B)` in one file, `class B(A)` in
+// another made every lookup through the bases recurse without end) and a bounded walk: each
+// lookup (find_child, all_children, ...) visits every path through the bases, so a chain of
+// thousands, or diamonds stacked on diamonds, made the analysis quadratic or exponential in the
+// classes. A base that closes a cycle or makes a walk through the bases visit more than
+// kMaxInheritedWalk classes is dropped; real models stay far below (a handful). Iterative: a
+// chain may be as long as the file allows.
+void PackageBuilder::bound_package_bases() {
+  constexpr size_t kMaxInheritedWalk = 64;
+  enum class State { Active, Done };
+  std::unordered_map<const ModuleClass *, State> state;
+  std::unordered_map<const ModuleClass *, size_t> walk; // classes a walk through the bases visits
+  struct Visit {
+    ModuleClass *cls;
+    size_t next = 0; // the base looked at
+    std::vector<const ModuleClass *> kept;
+    size_t walk = 0;
+  };
+  std::unordered_map<const ModuleClass *, ModuleClass *> owned;
+  for (auto &cls : pkg_.classes)
+    owned[cls.get()] = cls.get();
+  for (auto &start : pkg_.classes) {
+    if (state.count(start.get()))
+      continue;
+    std::vector<Visit> stack;
+    stack.push_back({start.get(), 0, {}, 0});
+    state[start.get()] = State::Active;
+    while (!stack.empty()) {
+      Visit &top = stack.back();
+      if (top.next == top.cls->bases.size()) {
+        top.cls->bases = std::move(top.kept);
+        walk[top.cls] = top.walk;
+        state[top.cls] = State::Done;
+        stack.pop_back();
+        continue;
+      }
+      const ModuleClass *base = top.cls->bases[top.next];
+      auto seen = state.find(base);
+      if (seen == state.end()) {
+        state[base] = State::Active;
+        stack.push_back({owned.at(base), 0, {}, 0}); // `top` is invalid from here on
+        continue;
+      }
+      ++top.next;
+      if (seen->second == State::Active || top.walk + 1 + walk[base] > kMaxInheritedWalk)
+        continue; // closes a cycle, or too much to walk
+      top.kept.push_back(base);
+      top.walk += 1 + walk[base];
     }
   }
 }

@@ -23,8 +23,16 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   std::vector<size_t> parent(files.size());
   for (size_t i = 0; i < files.size(); ++i)
     parent[i] = i;
-  std::function<size_t(size_t)> root = [&](size_t i) {
-    return parent[i] == i ? i : parent[i] = root(parent[i]);
+  auto root = [&](size_t i) { // iterative: a chain of imports may be as long as the package
+    size_t r = i;
+    while (parent[r] != r)
+      r = parent[r];
+    while (parent[i] != r) {
+      size_t next = parent[i];
+      parent[i] = r;
+      i = next;
+    }
+    return r;
   };
   auto stem = [](const SyntaxFile *f) {
     std::string path = f->source->path;
@@ -32,6 +40,10 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
   };
+  // The files of each module name, in package order (a lookup per import, not a scan).
+  std::unordered_map<std::string, std::vector<size_t>> files_by_stem;
+  for (size_t i = 0; i < files.size(); ++i)
+    files_by_stem[stem(files[i])].push_back(i);
   for (size_t i = 0; i < files.size(); ++i) {
     // A package's __init__.py re-exports every model of the directory (data2vec's audio, text
     // and vision): that joins no two of them into one model.
@@ -41,9 +53,11 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
         continue;
       std::string target(imp.module.substr(1, imp.module.find('.', 1) - 1));
-      for (size_t j = 0; j < files.size(); ++j)
-        if (j != i && stem(files[j]) == target)
-          parent[root(i)] = root(j);
+      auto importing = files_by_stem.find(target);
+      if (importing != files_by_stem.end())
+        for (size_t j : importing->second)
+          if (j != i)
+            parent[root(i)] = root(j);
     }
   }
   std::unordered_map<size_t, ModelScope *> scope_of_root;

@@ -94,17 +94,12 @@ std::vector<const ParameterDecl *> ModuleClass::all_parameters() const {
   return out;
 }
 
-namespace {
-
-// `modeling_chatglm` for `.../modeling_chatglm.py`: the name a relative import uses.
 std::string_view module_stem(std::string_view path) {
   size_t slash = path.find_last_of('/');
   std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
   return name.size() > 3 && name.substr(name.size() - 3) == ".py" ? name.substr(0, name.size() - 3)
                                                                   : name;
 }
-
-} // namespace
 
 const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *file) const {
   auto own = classes_of_file.find(file);
@@ -117,10 +112,9 @@ const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *
       if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
         continue;
       std::string_view stem = module.substr(1, module.find('.', 1) - 1);
-      for (const auto &[other, defined] : classes_of_file)
-        if (module_stem(other->source->path) == stem)
-          if (auto it = defined.find(imported.name); it != defined.end())
-            return it->second;
+      if (auto other = classes_of_module.find(stem); other != classes_of_module.end())
+        if (auto it = other->second->find(imported.name); it != other->second->end())
+          return it->second;
     }
   return find_class(name);
 }

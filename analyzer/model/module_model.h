@@ -157,6 +157,10 @@ struct Package {
   // Each file's own classes: files of one package may define classes of the same name.
   std::unordered_map<const SyntaxFile *, std::unordered_map<std::string_view, ModuleClass *>>
       classes_of_file;
+  // The same by module name (`modeling_llama` for its file), for relative imports; the first
+  // file of a name in package order.
+  std::unordered_map<std::string_view, const std::unordered_map<std::string_view, ModuleClass *> *>
+      classes_of_module;
   std::unordered_map<std::string_view, const FunctionDef *> function_by_name;
   // Module-level dicts of class names (ATTENTION_CLASSES = {"eager": A, "sdpa": B}).
   std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;

@@ -16,6 +16,9 @@ namespace devlint {
 // The class name an expression names: `Foo`, `nn.Foo`, `Generic[...]` -> `Generic`.
 std::string_view leaf_of(const Expr *e);
 
+// `modeling_chatglm` for `.../modeling_chatglm.py`: the name a relative import uses.
+std::string_view module_stem(std::string_view path);
+
 // Groups the package's files into model scopes and gathers each scope's `_no_split_modules`
 // and skip keys (model_scopes.cpp).
 void assign_model_scopes(Package &package, const PackageOverrides &overrides);
@@ -26,6 +29,7 @@ public:
 
   // ---- classes and bases (class_declarations.cpp) ----
   void collect_declarations();
+  void bound_package_bases(); // after collect_declarations' base resolution
   void resolve_external_bases(ExternalClassResolver *resolver);
   void classify();
   void resolve_children();

@@ -109,6 +109,29 @@ private:
   };
   std::map<std::tuple<const ModuleClass *, const FunctionDef *, std::string_view>, SetupAllocation>
       setup_allocations_;
+  // What find_setup_allocation asks of a class, for every attribute at once (indexed once a
+  // class): the methods that allocate `self.<attr>` on a device they are given (the first such
+  // statement of each, method order), the methods that assign `self.<attr>` (`None` in
+  // `__init__` aside), and the names of the methods called as `self.<name>(...)`.
+  struct ClassAttributeWrites {
+    std::unordered_map<std::string_view, std::vector<std::pair<const FunctionDef *, const Stmt *>>>
+        self_allocations;
+    std::unordered_map<std::string_view, std::vector<const FunctionDef *>> assigned_by;
+    std::unordered_set<std::string_view> called_methods;
+  };
+  const ClassAttributeWrites &class_attribute_writes(const ModuleClass &unit);
+  std::unordered_map<const ModuleClass *, ClassAttributeWrites> class_attribute_writes_;
+  // Fresh tensors assigned to another object's attribute (`layer.attn.x = torch.zeros(...)`) in
+  // the package's methods, by attribute, in class and method order: indexed once a package, so
+  // that each read of an undeclared `self.x` does not scan every class.
+  struct ForeignAllocation {
+    const ModuleClass *cls;
+    const FunctionDef *method;
+    const Stmt *allocation;
+  };
+  const std::vector<ForeignAllocation> &foreign_allocations(std::string_view attr);
+  std::unordered_map<std::string_view, std::vector<ForeignAllocation>> foreign_allocations_;
+  bool foreign_allocations_indexed_ = false;
   // Inside a submodule's method inlined for its caller: its sites are the submodule's own,
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).

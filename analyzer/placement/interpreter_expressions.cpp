@@ -217,28 +217,6 @@ bool is_tensor_constructor_call(const Expr *e) {
          torch_catalog::is_tensor_constructor(callee_leaf(e));
 }
 
-// An assignment in `body` (or a block nested in it) of a fresh tensor to `<object>.<attr>`:
-// `self.attr = torch.zeros(..., device=device)` with `device` a parameter of `method` when
-// `on_self`, else `layer.attn.attr = torch.zeros(...)` on another object.
-const Stmt *allocation_of(const std::vector<Stmt *> &body, const FunctionDef &method,
-                          std::string_view attr, bool on_self) {
-  return find_statement(body, [&](const Stmt *s) {
-    if (s->kind != StmtKind::Assign || !is_tensor_constructor_call(s->value))
-      return false;
-    const Keyword *device = s->value->keyword("device");
-    for (const Expr *t : s->targets) {
-      if (t->kind != ExprKind::Attribute || t->text != attr)
-        continue;
-      if (!on_self && !is_name(t->operands[0], "self"))
-        return true;
-      if (on_self && is_name(t->operands[0], "self") && device &&
-          device->value->kind == ExprKind::Name && method.has_parameter(device->value->text))
-        return true;
-    }
-    return false;
-  });
-}
-
 // Whether `body` assigns `self.<attr>` (alone or in a tuple of targets).
 // `none_too`: `self.x = None` counts (a placeholder in `__init__` may not).
 bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr, bool none_too = true) {
@@ -256,13 +234,6 @@ bool assigns_self_attribute_stmt(const Stmt *s, std::string_view attr, bool none
   return false;
 }
 
-bool assigns_self_attribute(const std::vector<Stmt *> &body, std::string_view attr,
-                            bool none_too = true) {
-  return find_statement(body, [&](const Stmt *s) {
-           return assigns_self_attribute_stmt(s, attr, none_too);
-         }) != nullptr;
-}
-
 // The offset of the first statement of `body` that assigns `self.<attr>`.
 uint32_t first_self_assignment(const std::vector<Stmt *> &body, std::string_view attr) {
   uint32_t first = UINT32_MAX;
@@ -272,19 +243,6 @@ uint32_t first_self_assignment(const std::vector<Stmt *> &body, std::string_view
     return false;
   });
   return first;
-}
-
-// Whether any method of the class calls `self.<method>(...)`.
-bool calls_own_method(const ModuleClass &unit, std::string_view method) {
-  auto self_call = [&](const Expr *x) {
-    return x->kind == ExprKind::Call && x->operands[0]->kind == ExprKind::Attribute &&
-           x->operands[0]->text == method && is_name(x->operands[0]->operands[0], "self");
-  };
-  return std::any_of(unit.def->methods.begin(), unit.def->methods.end(), [&](const FunctionDef *m) {
-    return find_statement(m->body, [&](const Stmt *s) {
-             return any_subexpression(s->value, self_call, 64, false);
-           }) != nullptr;
-  });
 }
 
 } // namespace
@@ -315,36 +273,113 @@ Interpreter::SetupAllocation Interpreter::find_setup_allocation(const ModuleClas
   // (`k_out = self.key_states[...]; ...; self.key_states = k_out`): the first call after the
   // setup still reads the allocated tensor.
   const FunctionDef *reader = frame_->function;
+  const ClassAttributeWrites &writes = class_attribute_writes(unit);
   auto replaced_outside = [&](const FunctionDef *allocating) {
-    return std::any_of(unit.def->methods.begin(), unit.def->methods.end(),
-                       [&](const FunctionDef *m) {
-                         return m != allocating && m != reader &&
-                                assigns_self_attribute(m->body, attr, m->name != "__init__");
-                       });
+    auto assigning = writes.assigned_by.find(attr);
+    return assigning != writes.assigned_by.end() &&
+           std::any_of(assigning->second.begin(), assigning->second.end(),
+                       [&](const FunctionDef *m) { return m != allocating && m != reader; });
   };
   SetupAllocation found;
-  for (const FunctionDef *method : unit.def->methods) {
-    if (method->name == "__init__" || method == reader)
-      continue;
-    if (const Stmt *allocation = allocation_of(method->body, *method, attr, true))
-      if (!calls_own_method(unit, method->name) && !replaced_outside(method)) {
+  if (auto allocations = writes.self_allocations.find(attr);
+      allocations != writes.self_allocations.end())
+    for (const auto &[method, allocation] : allocations->second) {
+      if (method->name == "__init__" || method == reader)
+        continue;
+      if (!writes.called_methods.count(method->name) && !replaced_outside(method)) {
         found = {allocation, method->name};
         break;
       }
-  }
-  if (!found.allocation && !replaced_outside(nullptr))
-    for (const auto &cls : pkg_.classes) {
-      if (cls.get() == &unit || found.allocation)
-        continue;
-      for (const FunctionDef *method : cls->def->methods)
-        if (const Stmt *allocation = allocation_of(method->body, *method, attr, false)) {
-          found = {allocation, intern(std::string(cls->name) + "." + std::string(method->name))};
-          break;
-        }
     }
+  if (!found.allocation && !replaced_outside(nullptr))
+    for (const ForeignAllocation &other : foreign_allocations(attr))
+      if (other.cls != &unit) {
+        found = {other.allocation,
+                 intern(std::string(other.cls->name) + "." + std::string(other.method->name))};
+        break;
+      }
   if (found.allocation && reader)
     found.replaced_by_reader_at = first_self_assignment(reader->body, attr);
   return found;
+}
+
+const Interpreter::ClassAttributeWrites &
+Interpreter::class_attribute_writes(const ModuleClass &unit) {
+  auto [entry, inserted] = class_attribute_writes_.try_emplace(&unit);
+  ClassAttributeWrites &writes = entry->second;
+  if (!inserted)
+    return writes;
+  // One pass over the class's methods, for every attribute: `self.<attr> = torch.zeros(...,
+  // device=device)` with `device` a parameter of the method; any assignment of `self.<attr>`
+  // (alone or in a tuple of targets); calls `self.<method>(...)`.
+  auto self_attribute = [](const Expr *t) {
+    return t->kind == ExprKind::Attribute && is_name(t->operands[0], "self");
+  };
+  auto note_call = [&](const Expr *x) {
+    if (x->kind == ExprKind::Call && x->operands[0]->kind == ExprKind::Attribute &&
+        is_name(x->operands[0]->operands[0], "self"))
+      writes.called_methods.insert(x->operands[0]->text);
+    return false;
+  };
+  for (const FunctionDef *method : unit.def->methods) {
+    bool none_counts = method->name != "__init__";            // see assigns_self_attribute_stmt
+    std::unordered_set<std::string_view> allocated, assigned; // the first per method
+    auto assigns = [&](std::string_view attr) {
+      if (assigned.insert(attr).second)
+        writes.assigned_by[attr].push_back(method);
+    };
+    find_statement(method->body, [&](const Stmt *s) {
+      any_subexpression(s->value, note_call, 64, false);
+      if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign) &&
+          (none_counts || !s->value || s->value->kind != ExprKind::NoneLiteral))
+        for (const Expr *t : s->targets) {
+          if (self_attribute(t))
+            assigns(t->text);
+          else if (t->kind == ExprKind::Tuple)
+            for (const Expr *element : t->operands)
+              if (self_attribute(element))
+                assigns(element->text);
+        }
+      if (s->kind != StmtKind::Assign || !is_tensor_constructor_call(s->value))
+        return false;
+      const Keyword *device = s->value->keyword("device");
+      if (!device || device->value->kind != ExprKind::Name ||
+          !method->has_parameter(device->value->text))
+        return false;
+      for (const Expr *t : s->targets)
+        if (self_attribute(t) && allocated.insert(t->text).second)
+          writes.self_allocations[t->text].emplace_back(method, s);
+      return false;
+    });
+  }
+  return writes;
+}
+
+const std::vector<Interpreter::ForeignAllocation> &
+Interpreter::foreign_allocations(std::string_view attr) {
+  if (!foreign_allocations_indexed_) {
+    // An assignment (in a method or a block nested in it) of a fresh tensor to
+    // `<object>.<attr>` with another object than `self` (`layer.attn.attr = torch.zeros(...)`),
+    // for every attribute at once: per
+    // class and method, its first matching statement for each attribute, in the same order.
+    foreign_allocations_indexed_ = true;
+    for (const auto &cls : pkg_.classes)
+      for (const FunctionDef *method : cls->def->methods) {
+        std::unordered_set<std::string_view> seen; // the first statement per attribute
+        find_statement(method->body, [&](const Stmt *s) {
+          if (s->kind != StmtKind::Assign || !is_tensor_constructor_call(s->value))
+            return false;
+          for (const Expr *t : s->targets)
+            if (t->kind == ExprKind::Attribute && !is_name(t->operands[0], "self") &&
+                seen.insert(t->text).second)
+              foreign_allocations_[t->text].push_back({cls.get(), method, s});
+          return false;
+        });
+      }
+  }
+  static const std::vector<ForeignAllocation> none;
+  auto it = foreign_allocations_.find(attr);
+  return it == foreign_allocations_.end() ? none : it->second;
 }
 
 Env Interpreter::join_env(const Env &a, const Env &b) {
