@@ -128,6 +128,40 @@ TEST_F(FixFilesTest, FollowsASymlinkAndKeepsTheLink) {
   EXPECT_EQ(fs::canonical(result.written_path), fs::canonical(target));
 }
 
+// Issue 23, item 12: renaming a new file over one name of a hard-linked file split the links
+// silently. It is written in place instead (as Ruff does): every name holds the fixes.
+TEST_F(FixFilesTest, AHardLinkedFileIsWrittenInPlaceAndSaysSo) {
+  std::string file = path("model.py");
+  std::string other = path("other_name.py");
+  put(file, "a = b\nlonger text that the fix makes shorter\n");
+  ASSERT_EQ(link(file.c_str(), other.c_str()), 0);
+  struct stat before {};
+  ASSERT_EQ(stat(file.c_str(), &before), 0);
+
+  WriteResult result =
+      write_fixed_file(file, "a = b\nlonger text that the fix makes shorter\n", "a = c\n");
+
+  EXPECT_EQ(result.status, WriteStatus::Written) << result.message;
+  EXPECT_NE(result.message.find("2 hard links: written in place"), std::string::npos)
+      << result.message;
+  EXPECT_EQ(get(file), "a = c\n");
+  EXPECT_EQ(get(other), "a = c\n");
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_TRUE(others({"model.py", "other_name.py"}).empty());
+}
+
+TEST_F(FixFilesTest, AHardLinkedFileChangedOnDiskIsNotWritten) {
+  std::string file = path("model.py");
+  put(file, "a = b  # edited meanwhile\n");
+  ASSERT_EQ(link(file.c_str(), path("other_name.py").c_str()), 0);
+  WriteResult result = write_fixed_file(file, "a = b\n", "a = b.to(x.device)\n");
+  EXPECT_EQ(result.status, WriteStatus::ChangedOnDisk) << result.message;
+  EXPECT_EQ(get(file), "a = b  # edited meanwhile\n");
+}
+
 TEST_F(FixFilesTest, UnwritableDirectoryFailsWithoutTouchingTheFile) {
   if (geteuid() == 0)
     GTEST_SKIP() << "root may create files in any directory";

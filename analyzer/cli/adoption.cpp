@@ -7,10 +7,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 #include "driver/fix_files.h"
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
+#include "model/file_input.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -99,15 +101,20 @@ std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags) {
   return std::make_unique<ResultCache>(default_cache_directory(flags.cache_dir));
 }
 
-SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags) {
+SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags,
+                             std::string &error) {
   SourceTexts texts;
   for (std::string &path : paths) {
     if (path != "-")
       continue;
     path = flags.stdin_filename.empty() ? "-" : flags.stdin_filename;
-    if (!texts.count(path))
-      texts[path] =
-          std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    if (texts.count(path))
+      continue;
+    std::string why;
+    std::optional<std::string> text = read_at_most(STDIN_FILENO, kMaxInputBytes, why);
+    if (!text)
+      error = "cannot read stdin: " + why;
+    texts[path] = text ? std::move(*text) : std::string();
   }
   return texts;
 }

@@ -46,8 +46,11 @@ std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSetti
 std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags);
 
 // `-` among the paths: reads stdin as the file named by --stdin-filename (default `-`), which is
-// then checked in its place. Returns the texts to pass to check_paths.
-SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags);
+// then checked in its place, with a file's checks (check_paths refuses a text over the size cap:
+// stdin is read up to one byte past it). Returns the texts to pass to check_paths; sets `error`
+// when stdin could not be read.
+SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags,
+                             std::string &error);
 
 // --statistics: one line per rule (count, code, fixable mark, name), Ruff's layout, or a JSON
 // array with `--output-format json`.

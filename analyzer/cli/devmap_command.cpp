@@ -1,7 +1,6 @@
 #include "cli/devmap_command.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "driver/check_run.h"
 #include "driver/model_setup.h"
 #include "frontend/python/python_frontend.h"
+#include "model/file_input.h"
 #include "placement/device_map_check.h"
 #include "placement/device_map_simulation.h"
 #include "render/renderer.h"
@@ -55,7 +55,10 @@ void print_table(const ModelSetup &setup, const SimulationRequest &request,
   out << "model: " << setup.root->name << " (" << setup.root->file->source->display_path << ")\n"
       << "configuration: " << (setup.config.present ? setup.config.source : "none") << "\n"
       << "dtype: " << setup.tree.dtype_name << " (" << setup.tree.dtype_source << ")\n"
-      << "total size: " << format_bytes(result.total_size) << "\n"
+      << "total size: "
+      // What could not be evaluated counts 0 bytes: the total is then only a lower bound.
+      << (setup.tree.unknowns.empty() ? "" : "at least ") << format_bytes(result.total_size)
+      << (setup.tree.unknowns.empty() ? "" : " (parts not evaluated, listed below)") << "\n"
       << "no-split classes: ";
   for (size_t i = 0; i < setup.no_split_modules.size(); ++i)
     out << (i ? ", " : "") << setup.no_split_modules[i];
@@ -152,11 +155,10 @@ bool load_map(const std::string &spec, const ModelSetup &setup, int gpus, Device
     path = spec.substr(0, colon);
     function = spec.substr(colon + 1);
   }
-  std::error_code ec;
   bool is_python = path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
   if (is_python) {
     Diagnostic d;
-    auto source = read_source_file(path, 8u << 20, d);
+    auto source = read_source_file(path, kMaxInputBytes, d);
     if (!source) {
       error = "`" + path + "`: " + d.message;
       return false;
@@ -174,24 +176,8 @@ bool load_map(const std::string &spec, const ModelSetup &setup, int gpus, Device
     return true;
   }
   nlohmann::json json;
-  try {
-    if (std::filesystem::exists(path, ec)) {
-      std::ifstream in(path, std::ios::binary);
-      json = nlohmann::json::parse(in);
-      origin = path;
-    } else {
-      json = nlohmann::json::parse(spec);
-      origin = "--device-map";
-    }
-  } catch (const nlohmann::json::exception &e) {
-    error =
-        "--device-map: not a JSON dict, a .json file or a .py file (" + std::string(e.what()) + ")";
+  if (!read_device_map_json(spec, json, origin, error))
     return false;
-  }
-  if (!json.is_object()) {
-    error = "--device-map: the map must be a JSON object of module path -> device";
-    return false;
-  }
   for (const auto &[k, v] : json.items()) {
     std::string device = normalize_device(v);
     if (device.empty()) {

@@ -299,7 +299,12 @@ int main(int argc, char **argv) {
   cli.python_environment = !isolated;
   if (paths.empty())
     paths.push_back(".");
-  devlint::SourceTexts stdin_texts = devlint::read_stdin_paths(paths, adoption);
+  std::string stdin_error;
+  devlint::SourceTexts stdin_texts = devlint::read_stdin_paths(paths, adoption, stdin_error);
+  if (!stdin_error.empty()) {
+    std::cerr << "devlint: error: " << stdin_error << "\n";
+    return kExitError;
+  }
   if (!stdin_texts.empty() && (fix_flags.active() || adoption.add_noqa)) {
     std::cerr << "devlint: error: fixes and --add-noqa need files, not stdin\n";
     return kExitError;

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "config/rule_selection.h"
+#include "diagnostics/finding.h"
 #include "frontend/cpp/cpp_frontend.h"
+#include "model/file_input.h"
 #include "model/module_model.h"
 
 namespace devlint {
@@ -38,12 +40,12 @@ struct PerFileIgnore {
 struct CheckOptions {
   RuleSelection selection;
   PackageOverrides overrides;
-  unsigned jobs = 0;                     // 0: one per core
-  uint64_t max_file_bytes = 32ull << 20; // larger files are skipped with a warning
-  std::string base_directory;            // patterns below are relative to it ("": cwd)
-  std::vector<std::string> exclude;      // globs of files/directories to skip
-  std::vector<std::string> include;      // globs; empty: model files (see check_run.cpp)
-  bool force_exclude = false;            // apply `exclude` to paths given explicitly too
+  unsigned jobs = 0;                        // 0: one per core
+  uint64_t max_file_bytes = kMaxInputBytes; // larger files are not checked (an error)
+  std::string base_directory;               // patterns below are relative to it ("": cwd)
+  std::vector<std::string> exclude;         // globs of files/directories to skip
+  std::vector<std::string> include;         // globs; empty: model files (see check_run.cpp)
+  bool force_exclude = false;               // apply `exclude` to paths given explicitly too
   std::vector<PerFileIgnore> per_file_ignores;
   bool report_unused_suppressions = false; // DL900
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
@@ -70,6 +72,8 @@ class DirectoryOptionsSource {
 public:
   virtual ~DirectoryOptionsSource() = default;
   virtual const CheckOptions &options_for(const std::string &directory) = 0;
+  // What options_for found and could not read (a pyproject.toml that is a FIFO), once each.
+  virtual std::vector<Diagnostic> take_diagnostics() { return {}; }
 };
 
 } // namespace devlint

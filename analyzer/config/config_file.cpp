@@ -1,14 +1,10 @@
 #include "config/config_file.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
-#include <sys/stat.h>
 #include <toml++/toml.h>
-#include <unistd.h>
 
+#include "model/file_input.h"
 #include "model/paths.h"
 #include "rules/rule.h"
 
@@ -143,78 +139,14 @@ std::string shown_path(const std::string &path) {
 
 namespace {
 
-// toml++ recurses once per key of a dotted name (`[a.b.c...]`) and overflows the stack on a few
-// ten thousand; no configuration needs more than a handful. Counts the dots outside strings on a
-// line that are not a number's decimal point.
-constexpr size_t kMaxDottedKeyParts = 128;
-
-size_t deepest_dotted_line(const std::string &text, uint32_t &line_out) {
-  size_t deepest = 0, dots = 0;
-  uint32_t line = 1;
-  char quote = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\n') {
-      if (dots > deepest) {
-        deepest = dots;
-        line_out = line;
-      }
-      dots = 0;
-      ++line;
-      quote = 0;
-    } else if (quote) {
-      if (c == '\\' && quote == '"')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      while (i + 1 < text.size() && text[i + 1] != '\n')
-        ++i;
-    } else if (c == '.' &&
-               !(i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
-                 i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
-      ++dots;
-    }
-  }
-  if (dots > deepest) {
-    deepest = dots;
-    line_out = line;
-  }
-  return deepest;
-}
-
 // Reads a configuration file without ever blocking (a FIFO named by --config) or reading
 // without bound (/dev/zero).
 std::string read_config_text(const std::string &given_path, const std::string &path) {
-  constexpr uint64_t kMaxConfigBytes = 64ull << 20;
-  auto fail = [&](const std::string &why) { return ConfigError(path, 0, "", why); };
-  int fd = open(given_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
-    throw fail(std::string("cannot open: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-  struct stat info {};
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-    throw fail("not a regular file");
-  if (static_cast<uint64_t>(info.st_size) > kMaxConfigBytes)
-    throw fail("over the limit of 64 MiB for a configuration file");
-  std::string text;
-  char buffer[1 << 16];
-  ssize_t got;
-  while ((got = read(fd, buffer, sizeof buffer)) != 0) {
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      throw fail(std::string("read error: ") + std::strerror(errno));
-    text.append(buffer, static_cast<size_t>(got));
-    if (text.size() > kMaxConfigBytes)
-      throw fail("over the limit of 64 MiB for a configuration file");
-  }
-  return text;
+  std::string why;
+  std::optional<std::string> text = read_regular_file(given_path, kMaxInputBytes, why);
+  if (!text)
+    throw ConfigError(path, 0, "", why);
+  return std::move(*text);
 }
 
 } // namespace
@@ -230,9 +162,9 @@ std::optional<ConfigFile> load_config_text(std::string_view text_view,
   std::string path = shown.empty() ? given_path : shown;
   std::string text(text_view);
   uint32_t deep_line = 0;
-  if (deepest_dotted_line(text, deep_line) > kMaxDottedKeyParts)
+  if (deepest_dotted_key(text, deep_line) > kMaxTomlDottedKeyParts)
     throw ConfigError(path, deep_line, "",
-                      "a dotted key nested more than " + std::to_string(kMaxDottedKeyParts) +
+                      "a dotted key nested more than " + std::to_string(kMaxTomlDottedKeyParts) +
                           " levels deep");
   toml::table document;
   try {
@@ -253,12 +185,23 @@ std::optional<ConfigFile> load_config_text(std::string_view text_view,
   return Reader(path, "tool.devlint.").read(*section->as_table(), path);
 }
 
-std::optional<ConfigFile> config_in_directory(const std::string &directory) {
+std::optional<ConfigFile> config_in_directory(const std::string &directory,
+                                              std::vector<Diagnostic> *refused) {
   for (const char *name : {".devlint.toml", "devlint.toml", "pyproject.toml"}) {
     fs::path candidate = fs::path(directory) / name;
     std::error_code ec;
-    if (!fs::is_regular_file(candidate, ec))
+    fs::file_status status = fs::status(candidate, ec);
+    if (!fs::exists(status))
       continue;
+    if (!fs::is_regular_file(status)) {
+      // Read, it could block (a FIFO) or never end (a device); skipped silently, the settings
+      // the user expects would be missing without a word.
+      std::string why;
+      if (!read_regular_file(candidate.string(), kMaxInputBytes, why) && refused)
+        refused->push_back({Severity::Warning, shown_path(candidate.string()), 0, 0,
+                            "configuration file not read: " + why});
+      continue;
+    }
     if (auto config = load_config_file(candidate.string()))
       return config;
   }

@@ -46,7 +46,9 @@ std::optional<ConfigFile> load_config_text(std::string_view text, const std::str
                                            const std::string &shown = {});
 
 // The configuration file in `directory` itself, in Ruff's order of precedence: .devlint.toml,
-// devlint.toml, then pyproject.toml if it has [tool.devlint].
-std::optional<ConfigFile> config_in_directory(const std::string &directory);
+// devlint.toml, then pyproject.toml if it has [tool.devlint]. A candidate that is there but not
+// a regular file (a FIFO, a device, a directory) is skipped with a warning added to `refused`.
+std::optional<ConfigFile> config_in_directory(const std::string &directory,
+                                              std::vector<Diagnostic> *refused = nullptr);
 
 } // namespace devlint

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "model/paths.h"
 
@@ -26,7 +27,7 @@ const ConfigFile *ConfigResolver::nearest_config(const std::string &absolute_dir
   if (cached != nearest_.end())
     return cached->second;
   const ConfigFile *found = nullptr;
-  if (auto own = config_in_directory(absolute_directory)) {
+  if (auto own = config_in_directory(absolute_directory, &refused_)) {
     auto &slot = loaded_[absolute_directory];
     slot = std::make_unique<ConfigFile>(std::move(*own));
     found = slot.get();
@@ -37,6 +38,8 @@ const ConfigFile *ConfigResolver::nearest_config(const std::string &absolute_dir
   nearest_[absolute_directory] = found;
   return found;
 }
+
+std::vector<Diagnostic> ConfigResolver::take_diagnostics() { return std::exchange(refused_, {}); }
 
 const CheckOptions &ConfigResolver::options_for(const std::string &directory) {
   switch (discovery_) {

@@ -49,6 +49,7 @@ public:
 
   // Throws ConfigError when a configuration file on the way is invalid.
   const CheckOptions &options_for(const std::string &directory) override;
+  std::vector<Diagnostic> take_diagnostics() override;
 
   // The configuration in force for the current directory (for run-wide settings such as
   // unsafe-fixes), or null.
@@ -66,6 +67,7 @@ private:
   std::map<std::string, std::unique_ptr<ConfigFile>> loaded_;           // directory -> its own
   std::map<std::string, const ConfigFile *> nearest_;                   // directory -> in force
   std::map<const ConfigFile *, std::unique_ptr<CheckOptions>> options_; // config -> options
+  std::vector<Diagnostic> refused_; // candidates that were not regular files
 };
 
 } // namespace devlint

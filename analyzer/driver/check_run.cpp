@@ -237,15 +237,27 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory, const SourceTexts *texts) {
   CheckResult result;
-  auto load = [texts](const std::string &path, uint64_t max_bytes, Diagnostic &diagnostic) {
+  // A text given in place of the file (stdin, the editor's buffer, a fix pass) gets the same
+  // checks as the file: the size cap, binary, UTF-8.
+  auto load = [texts](const std::string &path, uint64_t max_bytes,
+                      Diagnostic &diagnostic) -> std::unique_ptr<SourceFile> {
     auto replaced = texts ? texts->find(path) : SourceTexts::const_iterator();
-    return texts && replaced != texts->end() ? source_from_text(path, replaced->second)
-                                             : read_source_file(path, max_bytes, diagnostic);
+    if (!texts || replaced == texts->end())
+      return read_source_file(path, max_bytes, diagnostic);
+    if (replaced->second.size() > max_bytes) {
+      diagnostic = {Severity::Error, display_path(path), 0, 0,
+                    "not checked: " + over_the_limit(replaced->second.size(), max_bytes)};
+      return nullptr;
+    }
+    return source_from_bytes(path, replaced->second, diagnostic);
   };
   OptionsForDirectory options_for = [&](const fs::path &directory) -> const CheckOptions & {
     return per_directory ? per_directory->options_for(directory.string()) : options;
   };
   std::map<std::string, PackageJob> packages = discover_packages(paths, options_for, texts, result);
+  if (per_directory)
+    for (Diagnostic &d : per_directory->take_diagnostics())
+      result.diagnostics.push_back(std::move(d));
   std::vector<PackageJob *> jobs;
   for (auto &[dir, job] : packages) {
     std::sort(job.paths.begin(), job.paths.end());

@@ -1,11 +1,11 @@
 #include "driver/discovery.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include "driver/path_patterns.h"
 #include "driver/source_reading.h"
 #include "frontend/cpp/cpp_frontend.h"
+#include "model/file_input.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -56,11 +56,9 @@ bool uses_libtorch(const std::string &path, const std::string &text) {
     if (end == std::string::npos || text.find('\n', begin) < end)
       continue;
     fs::path header = fs::path(path).parent_path() / text.substr(begin, end - begin);
-    std::ifstream in(header, std::ios::binary);
-    std::string head(1 << 16, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-    if (includes_torch_header(head))
+    std::string why;
+    std::optional<std::string> head = read_regular_file(header.string(), kMaxInputBytes, why);
+    if (head && includes_torch_header(*head))
       return true;
   }
   return false;

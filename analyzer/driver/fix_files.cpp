@@ -213,6 +213,52 @@ bool restore_user_text(const fs::path &target, const std::string &shown, std::st
   return false;
 }
 
+bool pwrite_all(int fd, const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t put = pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0)
+      return false;
+    done += static_cast<size_t>(put);
+  }
+  return true;
+}
+
+// A file with several hard links is written in place, as Ruff does: renaming a new file over
+// one name would split the links, the other names keeping the old text. What is written is the
+// file devlint read (same device and inode, opened without following a symlink swapped in
+// since) and still holds `expected`.
+WriteResult write_in_place(const std::string &path, const std::string &target_path,
+                           const struct stat &before, const std::string &expected,
+                           const std::string &fixed) {
+  Fd file(open(target_path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  struct stat now {};
+  std::string current;
+  if (file.fd < 0 || fstat(file.fd, &now) != 0 || !S_ISREG(now.st_mode) ||
+      now.st_ino != before.st_ino || now.st_dev != before.st_dev || !read_fd(file.fd, current) ||
+      current != expected)
+    return failure(WriteStatus::ChangedOnDisk,
+                   quoted(path) + " changed on disk since devlint read it; not overwritten "
+                                  "(run devlint again)");
+  if (!pwrite_all(file.fd, fixed) || ftruncate(file.fd, static_cast<off_t>(fixed.size())) != 0 ||
+      fsync(file.fd) != 0) {
+    std::string error = last_error();
+    bool restored = pwrite_all(file.fd, expected) &&
+                    ftruncate(file.fd, static_cast<off_t>(expected.size())) == 0;
+    return failure(WriteStatus::Failed,
+                   "cannot write " + quoted(path) + " in place: " + error +
+                       (restored ? "; its text is as before" : "; its text may be incomplete"));
+  }
+  WriteResult written;
+  written.status = WriteStatus::Written;
+  written.written_path = target_path;
+  written.message = quoted(path) + " has " + std::to_string(now.st_nlink) +
+                    " hard links: written in place, so every name holds the fixes";
+  return written;
+}
+
 } // namespace
 
 WriteResult write_fixed_file(const std::string &path, const std::string &expected,
@@ -256,6 +302,8 @@ WriteResult write_fixed_file(const std::string &path, const std::string &expecte
                                   "(run devlint again)");
   }
 
+  if (before.st_nlink > 1)
+    return write_in_place(path, target_path, before, expected, fixed);
   ReplaceOutcome replaced = replace_file(target, quoted(path), original.fd, expected, fixed, hooks);
   switch (replaced.status) {
   case Replaced::Done:

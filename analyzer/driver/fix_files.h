@@ -26,6 +26,8 @@ struct WriteResult {
 // bits (and, where allowed, the owner) are kept. Line endings, encoding and the trailing newline
 // are whatever `fixed` holds: fixes are byte-range edits of the original text.
 // A symlink is followed: its target is replaced and the link itself stays as it is.
+// A file with several hard links is written in place instead (as Ruff does), so that the links
+// stay one file; the result's message says so.
 // A write that lands while the file is being replaced (an editor or a log appending to it) is
 // never lost: the file is compared right before the rename and read again right after it; if it
 // changed, the user's text is put back with what was written and without the fixes (or, when

@@ -2,31 +2,24 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "driver/check_run.h"
 #include "driver/search_paths.h"
+#include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
+#include "model/file_input.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
 
 namespace {
 
+// config.json, which must hold an object; `error` says why not (the caller names the file).
 bool read_json(const std::string &path, nlohmann::json &out, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read `" + path + "`";
+  if (!read_json_file(path, out, error))
     return false;
-  }
-  try {
-    out = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception &e) {
-    error = "`" + path + "` is not valid JSON: " + e.what();
-    return false;
-  }
   if (!out.is_object()) {
-    error = "`" + path + "` is not a JSON object";
+    error = "not a JSON object";
     return false;
   }
   return true;
@@ -50,9 +43,12 @@ void read_config_files(ModelSetup &setup, const std::string &directory,
   std::sort(found.begin(), found.end());
   for (const fs::path &p : found) {
     Diagnostic d;
-    auto source = read_source_file(p.string(), 8u << 20, d);
-    if (!source)
+    auto source = read_source_file(p.string(), kMaxInputBytes, d);
+    if (!source) { // sizes then come from config.json alone: say why the class was not read
+      d.severity = Severity::Warning;
+      setup.diagnostics.push_back(d);
       continue;
+    }
     setup.sources.push_back(std::move(source));
     setup.syntax.push_back(lower_python(*setup.sources.back()));
     config_files.push_back(setup.syntax.back().get());
@@ -85,7 +81,9 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
   if (!options.model_config.empty() || fs::exists(json_path, ec)) {
     std::string error;
     if (!read_json(json_path, json, error)) {
-      setup.error = error;
+      setup.error = "`" + json_path + "`: " + error;
+      setup.unusable_config =
+          Diagnostic{Severity::Warning, display_path(json_path), 0, 0, "not used: " + error};
       return;
     }
     have_json = true;
@@ -150,7 +148,7 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
   std::vector<const SyntaxFile *> files;
   for (const fs::path &p : paths) {
     Diagnostic d;
-    auto source = read_source_file(p.string(), 32u << 20, d);
+    auto source = read_source_file(p.string(), kMaxInputBytes, d);
     if (!source) {
       setup->diagnostics.push_back(d);
       continue;
@@ -173,6 +171,29 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
   setup->package = build_package(files, overrides);
   finish(*setup, *setup->package, directory, options, {});
   return setup;
+}
+
+bool read_device_map_json(const std::string &spec, nlohmann::json &map, std::string &origin,
+                          std::string &error) {
+  std::error_code ec;
+  if (fs::exists(spec, ec)) {
+    origin = spec;
+    if (!read_json_file(spec, map, error)) {
+      error = "--device-map `" + spec + "`: " + error;
+      return false;
+    }
+  } else {
+    origin = "--device-map";
+    if (!parse_json_text(spec, map, error)) {
+      error = "--device-map: not a JSON dict, a .json file or a .py file (" + error + ")";
+      return false;
+    }
+  }
+  if (!map.is_object()) {
+    error = "--device-map: the map must be a JSON object of module path -> device";
+    return false;
+  }
+  return true;
 }
 
 std::unique_ptr<ModelSetup> model_setup_for_package(const Package &package,

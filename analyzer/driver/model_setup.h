@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,11 @@ struct ModelSetup {
   const ModuleClass *root = nullptr;
   ModuleTree tree;
   std::vector<std::string> no_split_modules;
-  bool supports_string_maps = true; // false: transformers refuses device_map="auto"
-  std::vector<Diagnostic> diagnostics;
-  std::string error; // set when nothing could be built (the reason)
+  bool supports_string_maps = true;    // false: transformers refuses device_map="auto"
+  std::vector<Diagnostic> diagnostics; // files not read (warnings: the setup goes on without them)
+  std::string error;                   // set when nothing could be built (the reason)
+  // config.json (or --model-config) that could not be read or parsed; `error` says so too.
+  std::optional<Diagnostic> unusable_config;
 };
 
 // `directory`: the model package. Files are read with read_source_file's checks.
@@ -48,5 +51,12 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
 std::unique_ptr<ModelSetup> model_setup_for_package(const Package &package,
                                                     const std::string &config_directory,
                                                     const ModelSetupOptions &options);
+
+// --device-map as JSON: the file `spec` names when it exists, else `spec` itself as JSON text;
+// `origin` says which (the path, or "--device-map"). False, with `error`, for a file that is not
+// a regular file or is over the size cap, for JSON that does not parse or is nested too deep, and
+// for anything but an object.
+bool read_device_map_json(const std::string &spec, nlohmann::json &map, std::string &origin,
+                          std::string &error);
 
 } // namespace devlint

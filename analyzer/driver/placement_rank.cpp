@@ -1,7 +1,6 @@
 #include "driver/placement_rank.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -9,6 +8,7 @@
 #include "driver/model_setup.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
+#include "model/file_input.h"
 #include "placement/device_map_simulation.h"
 #include "placement/origin.h"
 
@@ -192,7 +192,7 @@ bool load_map(const std::string &spec, const Package &package, const ModelSetup 
   }
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) {
     Diagnostic d;
-    auto source = read_source_file(path, 8u << 20, d);
+    auto source = read_source_file(path, kMaxInputBytes, d);
     if (!source) {
       error = path + ": " + d.message;
       return false;
@@ -208,12 +208,9 @@ bool load_map(const std::string &spec, const Package &package, const ModelSetup 
   }
   try {
     nlohmann::json json;
-    std::ifstream in(path, std::ios::binary);
-    json = in ? nlohmann::json::parse(in) : nlohmann::json::parse(spec);
-    if (!json.is_object()) {
-      error = "--device-map is not a JSON object";
+    std::string origin;
+    if (!read_device_map_json(spec, json, origin, error))
       return false;
-    }
     for (const auto &[k, v] : json.items())
       map.entries.emplace_back(k, normalize_device(v));
   } catch (const std::exception &e) {
@@ -255,6 +252,9 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
     options.dtype = settings.dtype;
     PlacedModel model;
     model.setup = model_setup_for_package(package, directory, options);
+    // The package's own files were reported when they were read; config.json was not.
+    if (diagnostics && model.setup->unusable_config)
+      diagnostics->push_back(*model.setup->unusable_config);
     if (!model.setup->error.empty() || !model.setup->config.present)
       return; // no configuration: sizes unknown, findings stay as they are
     if (!model.setup->tree.complete())

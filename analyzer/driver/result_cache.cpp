@@ -12,12 +12,21 @@
 
 #include "driver/check_run.h"
 #include "driver/source_reading.h"
+#include "model/file_input.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// What a file a result depends on (config.json, a configuration class) adds to its key: the
+// text, or why it was refused; a FIFO or /dev/zero beside the code is never read.
+std::string key_text_of(const fs::path &path) {
+  std::string why;
+  std::optional<std::string> text = read_regular_file(path.string(), kMaxInputBytes, why);
+  return text ? "read:" + *text : "refused:" + why;
+}
 
 uint64_t rotate(uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
 
@@ -91,11 +100,7 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
                                            ? std::string::npos
                                            : placement.device_map.find(".py:") + 3),
         placement.model_config}) {
-    std::ifstream in(input, std::ios::binary);
-    std::ostringstream text;
-    if (!input.empty() && in)
-      text << in.rdbuf();
-    key.add(text.str());
+    key.add(input.empty() ? std::string() : key_text_of(input));
   }
   // Where absolute imports are looked for.
   add_strings(key, options.search_paths);
@@ -178,18 +183,9 @@ ResultCache::package_key(const std::vector<const SourceFile *> &reported,
   std::sort(names.begin(), names.end());
   add_strings(key, names);
   for (const std::string &name : names) // the configuration class decides parameter shapes
-    if (name.rfind("configuration_", 0) == 0) {
-      std::ifstream in(fs::path(directory.empty() ? "." : directory) / name, std::ios::binary);
-      std::ostringstream text;
-      text << in.rdbuf();
-      key.add(text.str());
-    }
-  std::ifstream config(fs::path(directory.empty() ? "." : directory) / "config.json",
-                       std::ios::binary);
-  std::ostringstream config_text;
-  if (config)
-    config_text << config.rdbuf();
-  key.add(config ? 1 : 0).add(config_text.str());
+    if (name.rfind("configuration_", 0) == 0)
+      key.add(key_text_of(fs::path(directory.empty() ? "." : directory) / name));
+  key.add(key_text_of(fs::path(directory.empty() ? "." : directory) / "config.json"));
   return key.hex();
 }
 

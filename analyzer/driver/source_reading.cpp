@@ -3,14 +3,10 @@
 #include "frontend/cpp/cpp_frontend.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "frontend/cpp/cpp_frontend.h"
+#include "model/file_input.h"
 #include "model/paths.h"
 #include "model/utf8.h"
 
@@ -62,55 +58,11 @@ std::unique_ptr<SourceFile> read_source_file(const std::string &path, uint64_t m
     diagnostic.message = "not checked: " + why;
     return nullptr;
   };
-  // O_NONBLOCK: opening a FIFO named by mistake must not wait for a writer. The checks below
-  // look at what was opened, not at the name, so a file swapped meanwhile cannot slip through.
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
-    return not_checked(std::string("cannot open: ") + std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { close(fd); }
-  } closer{fd};
-  struct stat info {};
-  if (fstat(fd, &info) != 0)
-    return not_checked(std::string("cannot examine: ") + std::strerror(errno));
-  if (S_ISDIR(info.st_mode))
-    return not_checked("a directory");
-  if (!S_ISREG(info.st_mode))
-    return not_checked(S_ISFIFO(info.st_mode)   ? "a FIFO, not a regular file"
-                       : S_ISCHR(info.st_mode)  ? "a character device, not a regular file"
-                       : S_ISBLK(info.st_mode)  ? "a block device, not a regular file"
-                       : S_ISSOCK(info.st_mode) ? "a socket, not a regular file"
-                                                : "not a regular file");
-  auto too_large = [&](uint64_t size) {
-    return not_checked("file is " + std::to_string(size) + " bytes, over the limit of " +
-                       std::to_string(max_bytes) + " bytes (" + std::to_string(max_bytes >> 20) +
-                       " MiB)");
-  };
-  if (static_cast<uint64_t>(info.st_size) > max_bytes)
-    return too_large(static_cast<uint64_t>(info.st_size));
-  int flags = fcntl(fd, F_GETFL);
-  if (flags >= 0)
-    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-
-  // Read at most one byte past the limit: a file that grows while it is read stays bounded.
-  std::string text;
-  text.reserve(static_cast<size_t>(info.st_size));
-  char buffer[1 << 16];
-  while (text.size() <= max_bytes) {
-    size_t want = std::min<uint64_t>(sizeof buffer, max_bytes + 1 - text.size());
-    ssize_t got = read(fd, buffer, want);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      return not_checked(std::string("read error: ") + std::strerror(errno));
-    if (got == 0)
-      break;
-    text.append(buffer, static_cast<size_t>(got));
-  }
-  if (text.size() > max_bytes)
-    return too_large(text.size());
-  return source_from_bytes(path, std::move(text), diagnostic);
+  std::string why;
+  std::optional<std::string> text = read_regular_file(path, max_bytes, why);
+  if (!text)
+    return not_checked(why);
+  return source_from_bytes(path, std::move(*text), diagnostic);
 }
 
 std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::string bytes,

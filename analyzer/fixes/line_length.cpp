@@ -6,6 +6,8 @@
 #include <optional>
 #include <toml++/toml.h>
 
+#include "model/file_input.h"
+
 namespace devlint {
 namespace {
 
@@ -13,10 +15,16 @@ namespace fs = std::filesystem;
 
 constexpr size_t kDefaultLineLength = 88; // Ruff's and Black's default
 
-// The document, or nothing when it does not parse.
+// The document, or nothing when it cannot be read (not a regular file, over the size cap), is
+// nested too deep for toml++ or does not parse.
 std::optional<toml::table> parse(const fs::path &path) {
+  std::string why;
+  std::optional<std::string> text = read_regular_file(path.string(), kMaxInputBytes, why);
+  uint32_t deep_line = 0;
+  if (!text || deepest_dotted_key(*text, deep_line) > kMaxTomlDottedKeyParts)
+    return std::nullopt;
   try {
-    return toml::parse_file(path.string());
+    return toml::parse(*text, path.string());
   } catch (const toml::parse_error &) {
     return std::nullopt;
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/checked_math.h"
 #include "model/text.h"
 #include "model/torch_layers.h"
 
@@ -245,6 +246,8 @@ Value from_json(const nlohmann::json &j, bool as_objects) {
     return Value::none();
   if (j.is_boolean())
     return Value::boolean(j.get<bool>());
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    return Value::unknown(j.dump() + ", an integer over 64 bits");
   if (j.is_number_integer())
     return Value::integer_value(j.get<int64_t>());
   if (j.is_number())
@@ -674,9 +677,9 @@ private:
       case Kind::Float:
         a.kind = LayerArgument::Kind::Float;
         a.real = v->real;
-        if (v->real == std::floor(v->real)) {
+        if (auto whole = checked::from_real(v->real); whole && v->real == std::floor(v->real)) {
           a.kind = LayerArgument::Kind::Int; // torch casts; configs sometimes hold 4096.0
-          a.integer = static_cast<int64_t>(v->real);
+          a.integer = *whole;
         }
         break;
       case Kind::None:
@@ -1436,15 +1439,20 @@ private:
     bool ints = !a.is(Kind::Float) && !b.is(Kind::Float);
     if (ints) {
       int64_t x = a.integer, y = b.integer;
+      auto checked_result = [](std::optional<int64_t> r) {
+        return r ? Value::integer_value(*r) : Value::unknown("an integer over 64 bits");
+      };
       if (op == "+")
-        return Value::integer_value(x + y);
+        return checked_result(checked::add(x, y));
       if (op == "-")
-        return Value::integer_value(x - y);
+        return checked_result(checked::sub(x, y));
       if (op == "*")
-        return Value::integer_value(x * y);
+        return checked_result(checked::mul(x, y));
       if (op == "//" || op == "%") {
         if (y == 0)
           return Value::unknown("division by zero");
+        if (y == -1 && x == INT64_MIN)
+          return Value::unknown("an integer over 64 bits");
         int64_t q = x / y;
         if ((x % y != 0) && ((x < 0) != (y < 0)))
           --q; // Python floors
@@ -1453,14 +1461,10 @@ private:
       if (op == "/")
         return y == 0 ? Value::unknown("division by zero")
                       : Value::real_value(static_cast<double>(x) / static_cast<double>(y));
-      if (op == "**" && y >= 0 && y < 63) {
-        int64_t r = 1;
-        for (int64_t i = 0; i < y; ++i)
-          r *= x;
-        return Value::integer_value(r);
-      }
+      if (op == "**" && y >= 0 && y < 63)
+        return checked_result(checked::power(x, y));
       if (op == "<<" && y >= 0 && y < 62)
-        return Value::integer_value(x << y);
+        return checked_result(checked::shift_left(x, y));
       if (op == ">>" && y >= 0 && y < 63)
         return Value::integer_value(x >> y);
       if (op == "&")
@@ -1805,13 +1809,14 @@ private:
       }
       std::optional<int64_t> n;
       if (leaf == "linspace" && nums.size() >= 3)
-        n = static_cast<int64_t>(nums[2]);
+        n = checked::from_real(nums[2]);
       else if (leaf == "arange" && nums.size() == 1)
-        n = static_cast<int64_t>(std::ceil(nums[0]));
+        n = checked::from_real(std::ceil(nums[0]));
       else if (leaf == "arange" && nums.size() >= 2) {
         double step = nums.size() >= 3 ? nums[2] : 1;
         if (step != 0)
-          n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((nums[1] - nums[0]) / step)));
+          if ((n = checked::from_real(std::ceil((nums[1] - nums[0]) / step))))
+            n = std::max<int64_t>(0, *n);
       }
       Value t = tensor_of(n, leaf == "arange" && all_int, leaf == "arange" && all_int ? 8 : 4);
       if (n)
@@ -1866,12 +1871,13 @@ private:
         leaf == "log2" || leaf == "isqrt") {
       if (a.positional.size() == 1 && a.positional[0].is_number()) {
         double x = a.positional[0].as_real();
-        if (leaf == "ceil")
-          return Value::integer_value(static_cast<int64_t>(std::ceil(x)));
-        if (leaf == "floor")
-          return Value::integer_value(static_cast<int64_t>(std::floor(x)));
-        if (leaf == "isqrt")
-          return Value::integer_value(static_cast<int64_t>(std::sqrt(x)));
+        if (leaf == "ceil" || leaf == "floor" || leaf == "isqrt") {
+          auto whole = checked::from_real(leaf == "ceil"    ? std::ceil(x)
+                                          : leaf == "floor" ? std::floor(x)
+                                                            : std::sqrt(x));
+          return whole ? Value::integer_value(*whole)
+                       : Value::unknown(std::string(leaf) + " of a number outside 64 bits");
+        }
         return Value::real_value(leaf == "sqrt"  ? std::sqrt(x)
                                  : leaf == "log" ? std::log(x)
                                  : leaf == "exp" ? std::exp(x)
@@ -1939,11 +1945,16 @@ private:
       }
       if (step == 0)
         return Value::unknown("range step 0");
+      // Python's range(-5) is empty; a count that is negative came from a configuration that
+      // makes no model (num_layers = -5), and sizes computed from it would be made up.
+      if (n.size() == 1 && hi < 0)
+        return Value::unknown("range(" + std::to_string(hi) + "): a negative count");
       ValueList items;
-      for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
+      for (std::optional<int64_t> i = lo; i && (step > 0 ? *i < hi : *i > hi);
+           i = checked::add(*i, step)) {
         if (items.size() >= kMaxLoop)
           return Value::unknown("range too long");
-        items.push_back(Value::integer_value(i));
+        items.push_back(Value::integer_value(*i));
       }
       return Value::list_of(std::move(items));
     }
@@ -1961,8 +1972,11 @@ private:
     if (leaf == "int" && p.size() == 1) {
       if (p[0].is(Kind::Int) || p[0].is(Kind::Bool))
         return Value::integer_value(p[0].integer);
-      if (p[0].is(Kind::Float))
-        return Value::integer_value(static_cast<int64_t>(p[0].real));
+      if (p[0].is(Kind::Float)) {
+        auto whole = checked::from_real(p[0].real);
+        return whole ? Value::integer_value(*whole)
+                     : Value::unknown("int() of a number outside 64 bits");
+      }
       if (p[0].is(Kind::Str)) {
         bool ok = false;
         int64_t v = parse_int_literal(p[0].text, &ok);
@@ -1984,11 +1998,17 @@ private:
         return p[0];
       return Value::unknown("str()");
     }
-    if (leaf == "round" && !p.empty() && p[0].is_number())
-      return Value::integer_value(static_cast<int64_t>(std::llround(p[0].as_real())));
-    if (leaf == "abs" && p.size() == 1 && p[0].is_number())
-      return p[0].is(Kind::Float) ? Value::real_value(std::fabs(p[0].real))
-                                  : Value::integer_value(std::llabs(p[0].integer));
+    if (leaf == "round" && !p.empty() && p[0].is_number()) {
+      auto whole = checked::from_real(std::round(p[0].as_real()));
+      return whole ? Value::integer_value(*whole)
+                   : Value::unknown("round() of a number outside 64 bits");
+    }
+    if (leaf == "abs" && p.size() == 1 && p[0].is_number()) {
+      if (p[0].is(Kind::Float))
+        return Value::real_value(std::fabs(p[0].real));
+      return p[0].integer == INT64_MIN ? Value::unknown("an integer over 64 bits")
+                                       : Value::integer_value(std::llabs(p[0].integer));
+    }
     if (leaf == "min" || leaf == "max") {
       std::vector<Value> items = p;
       if (p.size() == 1 && p[0].is(Kind::List))
@@ -2805,6 +2825,19 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
       std::sort(names.begin(), names.end());
       tree.tied_parameters.push_back(names);
     }
+  // A tensor whose size could not be computed (a dimension unknown, negative or over the element
+  // cap, as from an absurd configuration) counts 0 bytes: never silently.
+  size_t unsized = 0;
+  std::string first_unsized;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    if (!t.tensor->numel && ++unsized == 1)
+      first_unsized = t.name;
+  if (unsized)
+    tree.unknowns.push_back({"",
+                             std::to_string(unsized) + " parameter(s) and buffer(s) of no known " +
+                                 "size (a dimension unknown, negative or too large), `" +
+                                 first_unsized + "` first",
+                             ""});
   return tree;
 }
 

@@ -80,7 +80,8 @@ std::optional<int64_t> element_count(std::optional<int64_t> n) {
 
 std::optional<int64_t> element_product(std::optional<int64_t> a, std::optional<int64_t> b) {
   int64_t out = 0;
-  if (!a || !b || __builtin_mul_overflow(*a, *b, &out))
+  // A negative dimension is no size (torch refuses it), even where two of them multiply to one.
+  if (!a || !b || *a < 0 || *b < 0 || __builtin_mul_overflow(*a, *b, &out))
     return std::nullopt;
   return element_count(out);
 }

@@ -2,15 +2,15 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace devlint {
 
 namespace {
-
-bool covers(const std::string &key, const std::string &name) {
-  return key.empty() || key == name || name.compare(0, key.size() + 1, key + ".") == 0;
-}
 
 size_t edit_distance(const std::string &a, const std::string &b) {
   std::vector<size_t> row(b.size() + 1);
@@ -62,15 +62,67 @@ int role_of(const std::string &leaf) {
   return -1;
 }
 
-} // namespace
+// The map's keys indexed, so that each question is a few lookups instead of a pass over every
+// entry (a map of 10^6 keys, most of them matching nothing, must not take minutes).
+class MapIndex {
+public:
+  explicit MapIndex(const DeviceMap &map) {
+    for (const auto &entry : map.entries) {
+      by_key_.emplace(entry.first, entry.second); // a repeated key: the first one, as device_of
+      all_devices_.insert(entry.second);
+    }
+    for (const auto &entry : by_key_)
+      sorted_.push_back(&entry);
+    std::sort(sorted_.begin(), sorted_.end(),
+              [](const auto *a, const auto *b) { return a->first < b->first; });
+  }
 
-std::string closest_path(const ModuleTree &tree, const std::string &key) {
+  // DeviceMap::device_of: the entry for `path` or for its closest ancestor ("" covers all).
+  std::optional<DeviceName> device_of(const std::string &path) const {
+    std::string prefix = path;
+    while (true) {
+      if (auto it = by_key_.find(prefix); it != by_key_.end())
+        return it->second;
+      if (prefix.empty())
+        return std::nullopt;
+      size_t dot = prefix.rfind('.');
+      prefix.resize(dot == std::string::npos ? 0 : dot);
+    }
+  }
+
+  // DeviceMap::devices_under.
+  std::set<DeviceName> devices_under(const std::string &path) const {
+    if (path.empty())
+      return all_devices_;
+    std::set<DeviceName> out;
+    if (auto d = device_of(path))
+      out.insert(*d);
+    std::string prefix = path + ".";
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), prefix,
+                               [](const auto *e, const std::string &p) { return e->first < p; });
+    for (; it != sorted_.end() && (*it)->first.compare(0, prefix.size(), prefix) == 0; ++it)
+      out.insert((*it)->second);
+    return out;
+  }
+
+private:
+  std::unordered_map<std::string, DeviceName> by_key_;
+  std::vector<const std::pair<const std::string, DeviceName> *> sorted_;
+  std::set<DeviceName> all_devices_;
+};
+
+// Every module (but the root) and tensor path of the tree: what a key may name.
+std::vector<std::string> tree_paths(const ModuleTree &tree) {
   std::vector<std::string> paths;
   for (const auto &[path, node] : named_modules(tree))
     if (!path.empty())
       paths.push_back(path);
   for (const NamedTensor &t : named_tensors(tree, false))
     paths.push_back(t.name);
+  return paths;
+}
+
+std::string closest_of(const std::vector<std::string> &paths, const std::string &key) {
   std::string best;
   std::tuple<int, size_t, size_t> best_score{99, SIZE_MAX, SIZE_MAX};
   std::string leaf = last_part(key);
@@ -89,20 +141,36 @@ std::string closest_path(const ModuleTree &tree, const std::string &key) {
   return best;
 }
 
+// A suggestion costs an edit distance against every path: given for the first few unknown keys
+// of a map, and for keys of a plausible length, so a hostile map stays linear.
+constexpr size_t kMaxSuggestedKeys = 50;
+constexpr size_t kMaxSuggestedKeyLength = 256;
+
+} // namespace
+
+std::string closest_path(const ModuleTree &tree, const std::string &key) {
+  return closest_of(tree_paths(tree), key);
+}
+
 std::vector<DeviceMapProblem> check_device_map(const ModuleTree &tree, const DeviceMap &map,
                                                const std::vector<std::string> &no_split) {
   std::vector<DeviceMapProblem> problems;
   auto modules = named_modules(tree);
-  std::set<std::string> known;
-  for (const auto &[path, node] : modules)
-    known.insert(path);
-  for (const NamedTensor &t : named_tensors(tree, false))
-    known.insert(t.name);
+  std::vector<std::string> paths = tree_paths(tree);
+  std::unordered_set<std::string> known(paths.begin(), paths.end());
+  known.insert(""); // the root
+  MapIndex index(map);
 
+  size_t suggested = 0;
   for (const auto &[key, device] : map.entries) {
     if (known.count(key))
       continue;
-    DeviceMapProblem p{DeviceMapProblemKind::UnknownKey, key, closest_path(tree, key), {}, {}};
+    std::string suggestion;
+    if (suggested < kMaxSuggestedKeys && key.size() <= kMaxSuggestedKeyLength) {
+      ++suggested;
+      suggestion = closest_of(paths, key);
+    }
+    DeviceMapProblem p{DeviceMapProblemKind::UnknownKey, key, suggestion, {}, {}};
     p.message = "key `" + key + "` matches no module of the model" +
                 (p.suggestion.empty() ? "" : "; did you mean `" + p.suggestion + "`?");
     problems.push_back(std::move(p));
@@ -111,9 +179,7 @@ std::vector<DeviceMapProblem> check_device_map(const ModuleTree &tree, const Dev
   // state_dict(): parameters (tied ones under every name) and persistent buffers.
   DeviceMapProblem missing{DeviceMapProblemKind::MissingParameters, "", "", {}, {}};
   for (const NamedTensor &t : named_tensors(tree, true)) {
-    bool covered = std::any_of(map.entries.begin(), map.entries.end(),
-                               [&](const auto &e) { return covers(e.first, t.name); });
-    if (!covered)
+    if (!index.device_of(t.name))
       missing.names.push_back(t.name);
   }
   if (!missing.names.empty()) {
@@ -126,7 +192,7 @@ std::vector<DeviceMapProblem> check_device_map(const ModuleTree &tree, const Dev
   for (const auto &[path, node] : modules) {
     if (std::find(no_split.begin(), no_split.end(), node->class_name) == no_split.end())
       continue;
-    std::set<DeviceName> devices = map.devices_under(path);
+    std::set<DeviceName> devices = index.devices_under(path);
     // Only entries that hold this module's tensors count (the root key "" covers everything).
     if (devices.size() <= 1)
       continue;
@@ -145,7 +211,7 @@ std::vector<DeviceMapProblem> check_device_map(const ModuleTree &tree, const Dev
     std::map<std::string, std::string> where;
     std::set<DeviceName> devices;
     for (const std::string &name : group)
-      if (auto d = map.device_of(name)) {
+      if (auto d = index.device_of(name)) {
         where[name] = *d;
         devices.insert(*d);
       }

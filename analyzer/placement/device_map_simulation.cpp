@@ -258,10 +258,17 @@ void clean_device_map(std::vector<std::pair<std::string, DeviceName>> &map,
 
 } // namespace
 
+// `key` is `path` or one of its ancestors (checked without building `key + "."`: a device map
+// may have many entries).
+static bool key_covers(const std::string &key, const std::string &path) {
+  return key.empty() ||
+         (starts_with(path, key) && (path.size() == key.size() || path[key.size()] == '.'));
+}
+
 std::optional<DeviceName> DeviceMap::device_of(const std::string &path) const {
   const std::pair<std::string, DeviceName> *best = nullptr;
   for (const auto &e : entries)
-    if (e.first.empty() || e.first == path || starts_with(path, e.first + "."))
+    if (key_covers(e.first, path))
       if (!best || e.first.size() > best->first.size())
         best = &e;
   if (!best)
@@ -273,8 +280,9 @@ std::set<DeviceName> DeviceMap::devices_under(const std::string &path) const {
   std::set<DeviceName> out;
   if (auto d = device_of(path))
     out.insert(*d);
+  const std::string prefix = path + ".";
   for (const auto &[k, v] : entries)
-    if (path.empty() || starts_with(k, path + "."))
+    if (path.empty() || starts_with(k, prefix))
       out.insert(v);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "server/lsp_server.h"
 
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "driver/check_run.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
+#include "server/lsp_framing.h"
 
 namespace devlint {
 namespace {
@@ -100,12 +102,25 @@ public:
 
   int run() {
     while (true) {
-      std::optional<std::string> body = read_message();
-      if (!body)
+      Frame frame = read_frame(in_);
+      if (frame.status == FrameStatus::EndOfInput)
         return shutdown_ ? 0 : 1; // the client went away
-      json message = json::parse(*body, nullptr, false);
-      if (message.is_discarded() || !message.is_object()) {
-        respond_error(nullptr, kParseError, "the message is not JSON");
+      if (frame.status == FrameStatus::BadHeader) {
+        // The next message cannot be found: say why and stop, as the client went away.
+        respond_error(nullptr, kParseError, "bad message header: " + frame.error);
+        std::cerr << "devlint server: bad message header: " << frame.error << "\n";
+        return 1;
+      }
+      if (frame.status == FrameStatus::TooLarge) { // skipped: the next one can be read
+        respond_error(nullptr, kInvalidRequest, frame.error);
+        std::cerr << "devlint server: skipped " << frame.error << "\n";
+        continue;
+      }
+      json message;
+      std::string error;
+      if (!parse_json_text(frame.body, message, error) || !message.is_object()) {
+        respond_error(nullptr, kParseError,
+                      "the message is not a JSON object" + (error.empty() ? "" : ": " + error));
         continue;
       }
       std::string method = message.value("method", "");
@@ -132,36 +147,6 @@ private:
   bool initialized_ = false, shutdown_ = false;
   EditorSettings settings_;
   std::map<std::string, Document> documents_; // by URI
-
-  std::optional<std::string> read_message() {
-    size_t length = 0;
-    bool have_length = false;
-    std::string line;
-    while (std::getline(in_, line)) {
-      if (!line.empty() && line.back() == '\r')
-        line.pop_back();
-      if (line.empty()) {
-        if (have_length)
-          break;
-        continue;
-      }
-      const std::string header = "content-length:";
-      std::string lower = line;
-      for (char &c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower.rfind(header, 0) == 0) {
-        length = std::stoul(line.substr(header.size()));
-        have_length = true;
-      }
-    }
-    if (!have_length || !in_)
-      return std::nullopt;
-    std::string body(length, '\0');
-    in_.read(body.data(), static_cast<std::streamsize>(length));
-    if (static_cast<size_t>(in_.gcount()) != length)
-      return std::nullopt;
-    return body;
-  }
 
   void send(const json &message) {
     std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
