@@ -73,8 +73,10 @@ rm pyproject.toml
 run 1 "no docs-url: url is null" -- "$devlint" check --output-format json models
 has out '"url": null'
 
-# The result cache: .devlint_cache by default, same results warm and cold, re-analysis when any
-# file of a package, the settings or the configuration change.
+# The result cache: the user's ($XDG_CACHE_HOME/devlint), same results warm and cold, re-analysis
+# when any file of a package, the settings or the configuration change.
+cache="$XDG_CACHE_HOME/devlint"
+rm -rf "$cache"
 pkg="$tmp/pkg"
 mkdir -p "$pkg"
 python3 - "$source_dir/tests/data/modeling_tiny.py" "$pkg" <<'PY'
@@ -88,13 +90,17 @@ PY
 cd "$pkg"
 run 1 "uncached reference" -- "$devlint" check --no-cache --output-format json .
 cp "$tmp/out" "$tmp/reference.json"
-[ ! -e .devlint_cache ] || { echo "FAIL: --no-cache wrote a cache"; fail=1; }
+[ ! -e "$cache" ] || { echo "FAIL: --no-cache wrote a cache"; fail=1; }
 run 1 "cold run" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: cold run differs"; fail=1; }
-entries=$(find .devlint_cache -name '*.json' | wc -l)
+entries=$(find "$cache" -name '*.json' | wc -l)
 [ "$entries" -ge 1 ] || { echo "FAIL: no cache entries written"; fail=1; }
-[ -f .devlint_cache/CACHEDIR.TAG ] && grep -qx '\*' .devlint_cache/.gitignore ||
-  { echo "FAIL: the cache directory is not tagged and git-ignored"; fail=1; }
+[ -f "$cache/CACHEDIR.TAG" ] || { echo "FAIL: the cache directory is not tagged"; fail=1; }
+[ ! -e .devlint_cache ] || { echo "FAIL: a cache was written into the checked directory"; fail=1; }
+for d in "$cache" "$cache"/results "$cache"/results/*; do
+  [ "$(stat -c %a "$d")" = 700 ] || { echo "FAIL: $d is not private: $(stat -c %a "$d")"; fail=1; }
+done
+[ "$(cat "$cache"/results/pkg-*/PROJECT)" = "$pkg" ] || { echo "FAIL: the project folder"; fail=1; }
 run 1 "warm run" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: warm run differs from an uncached one"; fail=1; }
 # Another file of the package decides the finding: changing it re-analyzes the package.
@@ -113,23 +119,23 @@ cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: result with a new helpe
 # Checking one file, the sibling it imports is read as context: it is part of the key too. A warm
 # run finds its entry without lowering (the manifest lists the sibling), and a changed sibling is a
 # miss that stores a new entry.
-rm -rf .devlint_cache
+rm -rf "$cache"
 run 0 "one file, cold" -- "$devlint" check --output-format json modeling_tiny_top.py
-cold_entries=$(find .devlint_cache -name '*.json' | wc -l)
+cold_entries=$(find "$cache" -name '*.json' | wc -l)
 run 0 "one file, warm" -- "$devlint" check --output-format json modeling_tiny_top.py
-[ "$(find .devlint_cache -name '*.json' | wc -l)" = "$cold_entries" ] ||
+[ "$(find "$cache" -name '*.json' | wc -l)" = "$cold_entries" ] ||
   { echo "FAIL: a warm run of an unchanged package stored a new entry"; fail=1; }
 printf '\n# changed\n' >> modeling_tiny.py
 run 0 "one file, its imported sibling changed" -- "$devlint" check --output-format json modeling_tiny_top.py
-[ "$(find .devlint_cache -name '*.json' | wc -l)" -gt "$cold_entries" ] ||
+[ "$(find "$cache" -name '*.json' | wc -l)" -gt "$cold_entries" ] ||
   { echo "FAIL: a changed imported sibling was not re-analyzed"; fail=1; }
 # Corrupt and truncated entries fall back to analysis.
-for entry in $(find .devlint_cache -name '*.json'); do
+for entry in $(find "$cache" -name '*.json'); do
   head -c 40 "$entry" > "$entry.cut" && mv "$entry.cut" "$entry"
 done
 run 1 "truncated cache entries" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: truncated cache changed the result"; fail=1; }
-for entry in $(find .devlint_cache -name '*.json'); do
+for entry in $(find "$cache" -name '*.json'); do
   python3 - "$entry" <<'PY'
 import json, sys
 entry = json.load(open(sys.argv[1]))
@@ -139,11 +145,11 @@ PY
 done
 run 1 "corrupt cache entries" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: corrupt cache changed the result"; fail=1; }
-for entry in $(find .devlint_cache -name '*.json'); do printf '\x00\xff garbage' > "$entry"; done
+for entry in $(find "$cache" -name '*.json'); do printf '\x00\xff garbage' > "$entry"; done
 run 1 "binary garbage in the cache" -- "$devlint" check --output-format json .
 cmp -s "$tmp/out" "$tmp/reference.json" || { echo "FAIL: garbage cache changed the result"; fail=1; }
 # Concurrent runs on one cold cache: every run reports the same, no temporary files are left.
-rm -rf .devlint_cache
+rm -rf "$cache"
 for i in 1 2 3 4 5 6; do
   "$devlint" check --output-format json . > "$tmp/concurrent$i.json" 2>&1 &
 done
@@ -151,16 +157,30 @@ wait
 for i in 1 2 3 4 5 6; do
   cmp -s "$tmp/concurrent$i.json" "$tmp/reference.json" || { echo "FAIL: concurrent run $i differs"; fail=1; }
 done
-[ -z "$(find .devlint_cache -name '*.tmp.*')" ] || { echo "FAIL: temporary cache files left"; fail=1; }
+[ -z "$(find "$cache" -name '*.tmp.*')" ] || { echo "FAIL: temporary cache files left"; fail=1; }
 # Where the cache lives, and `devlint clean`.
 run 1 "--cache-dir" -- "$devlint" check --cache-dir "$tmp/c1" .
 [ -f "$tmp/c1/CACHEDIR.TAG" ] || { echo "FAIL: --cache-dir not used"; fail=1; }
 DEVLINT_CACHE_DIR="$tmp/c2" run 1 "DEVLINT_CACHE_DIR" -- "$devlint" check .
 [ -f "$tmp/c2/CACHEDIR.TAG" ] || { echo "FAIL: DEVLINT_CACHE_DIR not used"; fail=1; }
+XDG_CACHE_HOME=relative/cache run 1 "a relative XDG_CACHE_HOME is ignored" -- "$devlint" check .
+[ ! -e relative ] || { echo "FAIL: a relative XDG_CACHE_HOME put the cache here"; fail=1; }
+# `devlint clean` removes this project's entries, and only those, and says what it removed.
+(cd "$proj" && "$devlint" check models >/dev/null)
+other_entries=$(find "$cache"/results/proj-* -name '*.json' | wc -l)
+[ "$other_entries" -ge 1 ] || { echo "FAIL: no entries for the other project"; fail=1; }
+mine=$(find "$cache"/results/pkg-* -name '*.json' | wc -l)
 run 0 "clean" -- "$devlint" clean
-[ ! -e .devlint_cache ] || { echo "FAIL: clean left .devlint_cache"; fail=1; }
+has err "Removed $mine entries for $pkg: $cache/results/pkg-"
+[ -z "$(ls -d "$cache"/results/pkg-* 2>/dev/null)" ] || { echo "FAIL: clean left this project's entries"; fail=1; }
+[ "$(find "$cache"/results/proj-* -name '*.json' | wc -l)" = "$other_entries" ] ||
+  { echo "FAIL: clean removed another project's entries"; fail=1; }
+[ -f "$cache/CACHEDIR.TAG" ] || { echo "FAIL: clean removed the whole cache"; fail=1; }
+run 0 "clean again: nothing left" -- "$devlint" clean
+has err "No cache entries for $pkg in $cache."
 run 0 "clean --cache-dir" -- "$devlint" clean --cache-dir "$tmp/c1"
-[ ! -e "$tmp/c1" ] || { echo "FAIL: clean --cache-dir left it"; fail=1; }
+has err "Removed 2 entries for $pkg: $tmp/c1/results/pkg-"
+[ -z "$(find "$tmp/c1" -name '*.json')" ] || { echo "FAIL: clean --cache-dir left entries"; fail=1; }
 mkdir "$tmp/not-a-cache"
 run 2 "clean refuses a directory that is not a cache" -- "$devlint" clean --cache-dir "$tmp/not-a-cache"
 [ -d "$tmp/not-a-cache" ] || { echo "FAIL: clean removed a foreign directory"; fail=1; }

@@ -47,17 +47,17 @@ EOF2
 }
 database ""
 check=("$devlint" check --libtorch "$stub" -p build --output-format concise)
-mark() { for e in $(find .devlint_cache -name '*.json'); do sed -i 's/may be on/MARKED may be on/g' "$e"; done; }
+mark() { for e in $(find "$XDG_CACHE_HOME/devlint" -name '*.json'); do sed -i 's/may be on/MARKED may be on/g' "$e"; done; }
 
 run 1 "uncached" -- "${check[@]}" --no-cache src/serve.cpp
 cp "$tmp/out" "$tmp/uncached"
 grep -q 'scaled_head.h:8:.*DL005' "$tmp/out" || { echo "FAIL: no finding in the header"; cat "$tmp/out"; fail=1; }
 grep -q 'serve.cpp' "$tmp/out" && { echo "FAIL: FEED_HOST_TENSOR is not defined"; fail=1; }
-[ ! -e .devlint_cache ] || { echo "FAIL: --no-cache wrote a cache"; fail=1; }
+[ ! -e "$XDG_CACHE_HOME/devlint" ] || { echo "FAIL: --no-cache wrote a cache"; fail=1; }
 
 run 1 "cold" -- "${check[@]}" src/serve.cpp
 cmp -s "$tmp/out" "$tmp/uncached" || { echo "FAIL: cold run differs"; diff "$tmp/out" "$tmp/uncached"; fail=1; }
-[ "$(find .devlint_cache -name '*.json' | wc -l)" -ge 1 ] || { echo "FAIL: no C++ cache entry"; fail=1; }
+[ "$(find "$XDG_CACHE_HOME/devlint" -name '*.json' | wc -l)" -ge 1 ] || { echo "FAIL: no C++ cache entry"; fail=1; }
 mark
 run 1 "warm: from the cache" -- "${check[@]}" src/serve.cpp
 grep -q 'MARKED' "$tmp/out" || { echo "FAIL: the warm run did not use the cache"; cat "$tmp/out"; fail=1; }
@@ -74,10 +74,10 @@ grep -q 'MARKED' "$tmp/out" && { echo "FAIL: stale entry used after a header cha
 grep -q 'scaled_head.h:9:.*DL005' "$tmp/out" || { echo "FAIL: header not re-read"; cat "$tmp/out"; fail=1; }
 cp "$tmp/out" "$tmp/current"
 
-for e in $(find .devlint_cache -name '*.json'); do head -c 40 "$e" >"$e.cut" && mv "$e.cut" "$e"; done
+for e in $(find "$XDG_CACHE_HOME/devlint" -name '*.json'); do head -c 40 "$e" >"$e.cut" && mv "$e.cut" "$e"; done
 run 1 "truncated entries fall back to analysis" -- "${check[@]}" src/serve.cpp
 cmp -s "$tmp/out" "$tmp/current" || { echo "FAIL: truncated entry changed the result"; fail=1; }
-for e in $(find .devlint_cache -name '*.json'); do
+for e in $(find "$XDG_CACHE_HOME/devlint" -name '*.json'); do
   python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); e["headers"]=[{"path":1}]; json.dump(e,open(sys.argv[1],"w"))' "$e" 2>/dev/null
 done
 run 1 "malformed entries fall back to analysis" -- "${check[@]}" src/serve.cpp

@@ -3,6 +3,9 @@
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
+# devlint's cache belongs to the user ($XDG_CACHE_HOME/devlint): the tests keep theirs in the
+# scratch directory, never in the real home.
+export XDG_CACHE_HOME="$tmp/xdg-cache"
 run() { # run WANT_EXIT DESCRIPTION -- command...   (stdout/stderr land in $tmp/out, $tmp/err)
   local want=$1 what=$2; shift 3
   "$@" >"$tmp/out" 2>"$tmp/err"

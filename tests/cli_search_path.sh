@@ -131,7 +131,7 @@ run 0 "a cycle of re-exports" -- \
 run 1 "cold run with the cache" -- \
   "$devlint" check --isolated --search-path site --output-format json "$model"
 cmp -s "$tmp/out" "$tmp/with_site.json" || { echo "FAIL: cached run differs"; fail=1; }
-for entry in $(find .devlint_cache -name '*.json'); do
+for entry in $(find "$XDG_CACHE_HOME/devlint" -name '*.json'); do
   sed -i 's/may split it/MARKED-CACHE-ENTRY may split it/' "$entry"
 done
 run 1 "warm run" -- "$devlint" check --isolated --search-path site --output-format json "$model"
@@ -152,7 +152,7 @@ grep -q 'DL002' "$tmp/out" || { echo "FAIL: site2 not read"; fail=1; }
 mkdir -p first
 run 1 "cold run, an empty first search path" -- \
   "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
-for entry in $(find .devlint_cache -name '*.json'); do
+for entry in $(find "$XDG_CACHE_HOME/devlint" -name '*.json'); do
   sed -i 's/may split it/MARKED-CACHE-ENTRY may split it/' "$entry"
 done
 run 1 "warm run, nothing new" -- \

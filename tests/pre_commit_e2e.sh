@@ -15,6 +15,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/xdg-cache" # devlint's cache: never the real home in tests
 export PRE_COMMIT_HOME="$tmp/pre-commit-cache" HOME="$tmp/home"
 export GIT_AUTHOR_NAME=devlint GIT_AUTHOR_EMAIL=devlint@localhost
 export GIT_COMMITTER_NAME=devlint GIT_COMMITTER_EMAIL=devlint@localhost

@@ -32,6 +32,7 @@ export DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 # the binary then needs no ICU
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/xdg-cache" # devlint's cache: never the real home in tests
 # Inputs: a finding with origins and a fix, a path with a space and non-ASCII text before the site
 # (URI encoding, code point columns), an unused suppression (DL900), and a clean run.
 mkdir -p "$tmp/src/my models"

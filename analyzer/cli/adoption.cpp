@@ -9,10 +9,12 @@
 #include <set>
 #include <unistd.h>
 
+#include "driver/cache_location.h"
 #include "driver/fix_files.h"
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
 #include "model/file_input.h"
+#include "model/text.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -21,7 +23,8 @@ namespace fs = std::filesystem;
 void add_adoption_flags(CLI::App &check, AdoptionFlags &flags) {
   check.add_option(
       "--cache-dir", flags.cache_dir,
-      "Where to keep the result cache (default: $DEVLINT_CACHE_DIR or .devlint_cache)");
+      "Where to keep the cache (default: $DEVLINT_CACHE_DIR, else $XDG_CACHE_HOME/devlint, else "
+      "~/.cache/devlint)");
   check.add_flag("-n,--no-cache", flags.no_cache, "Neither read nor write the result cache");
   check.add_flag("--add-noqa", flags.add_noqa,
                  "Add `# noqa: CODE` to every line with a finding, so the next run is clean");
@@ -95,10 +98,15 @@ std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSetti
   return "";
 }
 
-std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags) {
+std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags, bool quiet) {
   if (flags.no_cache)
     return nullptr;
-  return std::make_unique<ResultCache>(default_cache_directory(flags.cache_dir));
+  std::string problem;
+  std::unique_ptr<ResultCache> cache =
+      ResultCache::open(user_cache_directory(flags.cache_dir), current_project_root(), problem);
+  if (!cache && !quiet)
+    std::cerr << "warning: not using the result cache: " << problem << "\n";
+  return cache;
 }
 
 SourceTexts read_stdin_paths(std::vector<std::string> &paths, const AdoptionFlags &flags,
@@ -297,7 +305,7 @@ size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed) {
       std::string why_not;
       std::optional<TextEdit> edit = noqa_edit(*file, it->first, it->second, why_not);
       if (!edit) {
-        std::cerr << "warning: " << file->display_path << ":" << it->first
+        std::cerr << "warning: " << printable(file->display_path) << ":" << it->first
                   << ": cannot add a `# noqa` comment here (" << why_not
                   << "); suppress it by hand\n";
         continue;

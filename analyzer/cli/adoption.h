@@ -42,8 +42,10 @@ void add_adoption_flags(CLI::App &check, AdoptionFlags &flags);
 // settings. Returns an error message for a malformed or unknown entry, else "".
 std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSettings &settings);
 
-// The cache this run uses (null with --no-cache).
-std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags);
+// The result cache of the current project (null with --no-cache). A cache directory that cannot
+// be made or that other users could write to is not used: a warning says why (unless `quiet`)
+// and the run goes on uncached.
+std::unique_ptr<ResultCache> open_result_cache(const AdoptionFlags &flags, bool quiet);
 
 // `-` among the paths: reads stdin as the file named by --stdin-filename (default `-`), which is
 // then checked in its place, with a file's checks (check_paths refuses a text over the size cap:

@@ -9,6 +9,7 @@
 #include "driver/model_setup.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
+#include "model/text.h"
 #include "placement/device_map_check.h"
 #include "placement/device_map_simulation.h"
 #include "render/renderer.h"
@@ -235,8 +236,8 @@ int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
   if (loads)
     code = check_code_under_map(flags);
   for (const Diagnostic &d : code.diagnostics)
-    std::cerr << (d.severity == Severity::Error ? "error: " : "warning: ") << d.path << ": "
-              << d.message << "\n";
+    std::cerr << (d.severity == Severity::Error ? "error: " : "warning: ") << printable(d.path)
+              << ": " << printable(d.message) << "\n";
   RenderOptions render_options;
   if (flags.output_format == "json") {
     nlohmann::json out;
@@ -355,7 +356,7 @@ int run_devmap(const DevmapFlags &flags) {
   options.search_python_environment = !flags.isolated;
   auto setup = load_model_setup(flags.model_dir, options);
   for (const Diagnostic &d : setup->diagnostics)
-    std::cerr << "warning: " << d.path << ": " << d.message << "\n";
+    std::cerr << "warning: " << printable(d.path) << ": " << printable(d.message) << "\n";
   if (!setup->error.empty()) {
     std::cerr << "devlint: error: " << setup->error << "\n";
     return kExitError;

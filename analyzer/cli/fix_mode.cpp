@@ -5,6 +5,7 @@
 #include "driver/fix_files.h"
 #include "driver/fix_loop.h"
 #include "fixes/unified_diff.h"
+#include "model/text.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -58,8 +59,8 @@ FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOp
   FixLoopResult run = fix_until_stable(paths, options, per_directory, settings);
   // A dropped fix is a devlint bug the checks caught: say which rule, and fail the run.
   for (const DroppedFix &d : run.dropped)
-    std::cerr << "warning: " << d.display_path << ":" << d.line << ": the fix of " << d.code
-              << (d.rule_name.empty() ? "" : " (" + d.rule_name + ")")
+    std::cerr << "warning: " << printable(d.display_path) << ":" << d.line << ": the fix of "
+              << d.code << (d.rule_name.empty() ? "" : " (" + d.rule_name + ")")
               << " was not applied: " << d.reason << " (a devlint bug; please report it)\n";
 
   FixModeOutcome outcome;

@@ -11,6 +11,7 @@
 #include "cli/devmap_command.h"
 #include "cli/fix_mode.h"
 #include "config/config_resolver.h"
+#include "driver/cache_location.h"
 #include "driver/check_run.h"
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
@@ -40,10 +41,12 @@ void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics, bool
   for (const devlint::Diagnostic &d : diagnostics) {
     if (errors_only && d.severity != devlint::Severity::Error)
       continue;
-    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": " << d.path;
+    // A path or a message may quote a file name or file text: shown, never run on the terminal.
+    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": "
+              << devlint::printable(d.path);
     if (d.line)
       std::cerr << ":" << d.line << ":" << d.column;
-    std::cerr << ": " << d.message << "\n";
+    std::cerr << ": " << devlint::printable(d.message) << "\n";
   }
 }
 
@@ -92,6 +95,25 @@ int write_rule_docs(const std::string &directory) {
     std::cerr << "devlint: error: cannot write the rule docs to `" << directory << "`\n";
     return kExitError;
   }
+  return kExitClean;
+}
+
+// `devlint clean`, as `ruff clean`: removes the current project's cache entries and says so.
+int clean_project_cache(const std::string &cache_dir) {
+  std::string directory = devlint::user_cache_directory(cache_dir);
+  std::string project = devlint::current_project_root();
+  devlint::CleanOutcome outcome = devlint::remove_project_entries(directory, project);
+  if (!outcome.error.empty()) {
+    std::cerr << "devlint: error: " << outcome.error << "\n";
+    return kExitError;
+  }
+  if (outcome.removed_from.empty())
+    std::cerr << "No cache entries for " << devlint::printable(project) << " in "
+              << devlint::printable(directory) << ".\n";
+  else
+    std::cerr << "Removed " << outcome.removed << (outcome.removed == 1 ? " entry" : " entries")
+              << " for " << devlint::printable(project) << ": "
+              << devlint::printable(outcome.removed_from) << "\n";
   return kExitClean;
 }
 
@@ -187,7 +209,7 @@ int main(int argc, char **argv) {
 
   auto *server = app.add_subcommand(
       "server", "Run the Language Server Protocol server on stdio (for editors; see the README)");
-  auto *clean = app.add_subcommand("clean", "Remove the result cache");
+  auto *clean = app.add_subcommand("clean", "Remove this project's entries from the result cache");
   std::string clean_cache_dir;
   clean->add_option("--cache-dir", clean_cache_dir, "The cache directory (default as for check)");
 
@@ -215,14 +237,8 @@ int main(int argc, char **argv) {
 
   if (server->parsed())
     return devlint::run_language_server(std::cin, std::cout);
-  if (clean->parsed()) {
-    std::string directory = devlint::default_cache_directory(clean_cache_dir), error;
-    if (!devlint::remove_cache_directory(directory, error)) {
-      std::cerr << "devlint: error: " << error << "\n";
-      return kExitError;
-    }
-    return kExitClean;
-  }
+  if (clean->parsed())
+    return clean_project_cache(clean_cache_dir);
   if (rule->parsed()) {
     if (!docs_directory.empty())
       return write_rule_docs(docs_directory);
@@ -280,12 +296,8 @@ int main(int argc, char **argv) {
   cli.libtorch_dir = libtorch_dir;
   cli.build_dir = build_dir;
   // The precompiled LibTorch header is shared by every run (and by the test suite).
-  if (const char *cache = std::getenv("DEVLINT_PCH_DIR"); cache && *cache)
-    cli.pch_dir = cache;
-  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    cli.pch_dir = std::string(xdg) + "/devlint";
-  else if (const char *home = std::getenv("HOME"); home && *home)
-    cli.pch_dir = std::string(home) + "/.cache/devlint";
+  cli.pch_dir =
+      devlint::precompiled_header_directory(devlint::user_cache_directory(adoption.cache_dir));
   if (report_unused)
     cli.report_unused_suppressions = true;
   if (isolated && !config_path.empty()) {
@@ -311,7 +323,8 @@ int main(int argc, char **argv) {
   }
   bool human_format = *parsed_format == devlint::OutputFormat::Full ||
                       *parsed_format == devlint::OutputFormat::Concise;
-  std::unique_ptr<devlint::ResultCache> cache = devlint::open_result_cache(adoption);
+  std::unique_ptr<devlint::ResultCache> cache =
+      devlint::open_result_cache(adoption, adoption.silent);
   devlint::ProgressBar progress(human_format && !adoption.quiet && !adoption.silent &&
                                 output_file.empty() && isatty(STDOUT_FILENO) &&
                                 isatty(STDERR_FILENO));

@@ -1,6 +1,5 @@
 #include "driver/result_cache.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -10,9 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "driver/cache_location.h"
 #include "driver/check_run.h"
 #include "driver/source_reading.h"
 #include "model/file_input.h"
+#include "model/paths.h"
+#include "model/private_files.h"
+#include "model/utf8.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -51,19 +54,83 @@ std::string build_identity() {
   return identity;
 }
 
+// An entry larger than this, or nested deeper, is not one devlint wrote: a miss.
+constexpr uint64_t kMaxEntryBytes = 256ull << 20;
+constexpr int kMaxEntryDepth = 10;
+
+// What CACHEDIR.TAG holds (https://bford.info/cachedir/): backup tools skip the directory.
+constexpr const char *kCacheDirTag = "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                     "# This file is a cache directory tag created by devlint.\n";
+
+// A string as stored: itself when it is UTF-8 (JSON can carry nothing else), else its bytes as
+// hex ({"hex": "ff00"}), so a file name that is not UTF-8 round-trips exactly.
+json text_json(const std::string &text) {
+  if (valid_utf8(text))
+    return text;
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : text) {
+    hex += digits[c >> 4];
+    hex += digits[c & 0xF];
+  }
+  return {{"hex", hex}};
+}
+
+// Throws (a miss) on anything text_json does not write.
+std::string text_from(const json &j) {
+  if (j.is_string())
+    return j.get<std::string>();
+  const std::string &hex = j.at("hex").get_ref<const std::string &>();
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    throw std::invalid_argument("not hex");
+  };
+  if (hex.size() % 2)
+    throw std::invalid_argument("odd hex");
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2)
+    out += static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1]));
+  return out;
+}
+
 json range_json(const SourceRange &r) {
   return {r.begin, r.end, r.line, r.column, r.end_line, r.end_column};
 }
 
+// Throws unless `j` is an integer from 0 to 2^32-1.
+uint32_t position_from(const json &j) {
+  json::number_unsigned_t value = j.get_ref<const json::number_unsigned_t &>();
+  if (value > UINT32_MAX)
+    throw std::out_of_range("position");
+  return static_cast<uint32_t>(value);
+}
+
 SourceRange range_from(const json &j) {
+  if (!j.is_array() || j.size() != 6)
+    throw std::invalid_argument("range");
   SourceRange r;
-  r.begin = j.at(0);
-  r.end = j.at(1);
-  r.line = j.at(2);
-  r.column = j.at(3);
-  r.end_line = j.at(4);
-  r.end_column = j.at(5);
+  r.begin = position_from(j.at(0));
+  r.end = position_from(j.at(1));
+  r.line = position_from(j.at(2));
+  r.column = position_from(j.at(3));
+  r.end_line = position_from(j.at(4));
+  r.end_column = position_from(j.at(5));
   return r;
+}
+
+// Whether `r` lies in `file`: its offsets in the text, its lines and columns on the file's lines
+// (the renderers print those lines and pad to those columns).
+bool range_fits(const SourceRange &r, const SourceFile &file) {
+  if (r.begin > r.end || r.end > file.text.size() || r.end_line < r.line)
+    return false;
+  auto fits = [&file](uint32_t line, uint32_t column) {
+    return line >= 1 && line <= file.line_count() && column >= 1 &&
+           column <= file.line_text(line).size() + 1;
+  };
+  return fits(r.line, r.column) && fits(r.end_line, r.end_column);
 }
 
 void add_strings(CacheKeyBuilder &key, const std::vector<std::string> &values) {
@@ -147,9 +214,56 @@ std::string CacheKeyBuilder::hex() const {
   return out;
 }
 
-ResultCache::ResultCache(std::string directory)
-    : directory_(std::move(directory)), build_identity_(build_identity()) {
-  entries_ = (fs::path(directory_) / DEVLINT_VERSION).string();
+ResultCache::ResultCache(std::string entries, std::string scope)
+    : entries_(std::move(entries)), build_identity_(build_identity()), scope_(std::move(scope)) {}
+
+std::unique_ptr<ResultCache>
+ResultCache::open(const std::string &root, const std::string &project_root, std::string &problem) {
+  if (root.empty() || project_root.empty()) {
+    problem = root.empty() ? "no cache directory: HOME and XDG_CACHE_HOME are not set"
+                           : "the current directory is unknown";
+    return nullptr;
+  }
+  std::string project = project_cache_directory(root, project_root);
+  std::string entries = (fs::path(project) / DEVLINT_VERSION).string();
+  // Each level is checked, from the root down: a folder below a private one that someone else
+  // could still have made (the root was not private before) is caught too.
+  for (const std::string &directory :
+       {root, (fs::path(root) / "results").string(), project, entries}) {
+    problem = make_private_directory(directory, directory == root ? LinkPolicy::FollowOwn
+                                                                  : LinkPolicy::Refuse);
+    if (!problem.empty())
+      return nullptr;
+  }
+  // As Ruff's cache: marked for backup tools; the project's path, for people looking.
+  std::string tag = (fs::path(root) / "CACHEDIR.TAG").string();
+  if (!is_own_plain_file(tag))
+    write_file_replacing(tag, kCacheDirTag);
+  std::string name = (fs::path(project) / "PROJECT").string();
+  if (!is_own_plain_file(name))
+    write_file_replacing(name, project_root + "\n");
+  std::string scope = project_root + "\n" + current_directory().string();
+  return std::unique_ptr<ResultCache>(new ResultCache(entries, scope));
+}
+
+std::optional<json> ResultCache::read_entry(const std::string &key) const {
+  std::optional<std::string> text =
+      read_plain_file((fs::path(entries_) / (key + ".json")).string(), kMaxEntryBytes);
+  if (!text)
+    return std::nullopt;
+  json::parser_callback_t shallow = [](int depth, json::parse_event_t, json &) {
+    if (depth > kMaxEntryDepth)
+      throw std::length_error("nested too deep");
+    return true;
+  };
+  try {
+    json entry = json::parse(*text, shallow);
+    if (!entry.is_object() || entry.value("key", json()) != key)
+      return std::nullopt;
+    return entry;
+  } catch (const std::exception &) { // truncated, corrupt, or written by something else
+    return std::nullopt;
+  }
 }
 
 std::string
@@ -158,7 +272,7 @@ ResultCache::package_key(const std::vector<const SourceFile *> &reported,
                          const CheckOptions &options,
                          const std::vector<std::pair<std::string, std::string>> &outside) const {
   CacheKeyBuilder key;
-  key.add("devlint-result-cache/3").add(build_identity_);
+  key.add("devlint-result-cache/4").add(build_identity_).add(scope_);
   // What the package's absolute imports read on the search paths.
   key.add(outside.size());
   for (const auto &[path, text] : outside)
@@ -191,38 +305,50 @@ ResultCache::package_key(const std::vector<const SourceFile *> &reported,
 
 namespace {
 
+// A rule code as rules write them (DL001): anything else is not an entry devlint wrote.
+bool plausible_code(const std::string &code) {
+  return !code.empty() && code.size() <= 16 &&
+         std::all_of(code.begin(), code.end(), [](char c) { return std::isalnum(c) || c == '-'; });
+}
+
 // The findings of an entry, each keyed to one of `reported` by index; nullopt when anything does
-// not fit the files (a corrupt entry is a miss).
+// not fit the files (a corrupt entry is a miss). Throws on a field of the wrong type (a miss too).
 std::optional<std::vector<Finding>> findings_from(const json &array,
                                                   const std::vector<const SourceFile *> &reported) {
   std::vector<Finding> findings;
   for (const json &j : array) {
     Finding f;
-    size_t file = j.at("file");
+    json::number_unsigned_t file = j.at("file").get_ref<const json::number_unsigned_t &>();
     if (file >= reported.size())
       return std::nullopt;
     f.file = reported[file];
-    f.code = j.at("code");
-    f.rule_name = j.at("rule");
-    f.message = j.at("message");
+    f.code = text_from(j.at("code"));
+    f.rule_name = text_from(j.at("rule"));
+    if (!plausible_code(f.code))
+      return std::nullopt;
+    f.message = text_from(j.at("message"));
     f.range = range_from(j.at("range"));
-    if (f.range.end > f.file->text.size() || f.range.begin > f.range.end)
+    if (!range_fits(f.range, *f.file))
       return std::nullopt;
     for (const json &o : j.at("origins"))
-      f.origins.push_back({o.at("path"), range_from(o.at("range")), o.at("message")});
-    f.why = j.at("why");
-    f.no_fix_reason = j.at("no_fix_reason");
+      f.origins.push_back(
+          {text_from(o.at("path")), range_from(o.at("range")), text_from(o.at("message"))});
+    f.why = text_from(j.at("why"));
+    f.no_fix_reason = text_from(j.at("no_fix_reason"));
     f.level = j.at("warning").get<bool>() ? FindingLevel::Warning : FindingLevel::Error;
-    f.placement = j.at("placement");
+    f.placement = text_from(j.at("placement"));
     if (const json &fix = j.at("fix"); !fix.is_null()) {
       Fix x;
-      int applicability = fix.at("applicability");
-      if (applicability < 0 || applicability > 2)
+      json::number_unsigned_t applicability =
+          fix.at("applicability").get_ref<const json::number_unsigned_t &>();
+      if (applicability > 2)
         return std::nullopt;
       x.applicability = static_cast<Applicability>(applicability);
-      x.title = fix.at("title");
+      x.title = text_from(fix.at("title"));
       for (const json &e : fix.at("edits")) {
-        TextEdit edit{e.at(0), e.at(1), e.at(2)};
+        if (!e.is_array() || e.size() != 3)
+          return std::nullopt;
+        TextEdit edit{position_from(e.at(0)), position_from(e.at(1)), text_from(e.at(2))};
         if (edit.end > f.file->text.size() || edit.begin > edit.end)
           return std::nullopt;
         x.edits.push_back(std::move(edit));
@@ -244,26 +370,28 @@ std::optional<json> findings_json(const std::vector<Finding> &findings,
       return std::nullopt;
     json origins = json::array();
     for (const RelatedLocation &o : f.origins)
-      origins.push_back({{"path", o.path}, {"range", range_json(o.range)}, {"message", o.message}});
+      origins.push_back({{"path", text_json(o.path)},
+                         {"range", range_json(o.range)},
+                         {"message", text_json(o.message)}});
     json fix = nullptr;
     if (f.fix) {
       json edits = json::array();
       for (const TextEdit &e : f.fix->edits)
-        edits.push_back({e.begin, e.end, e.replacement});
-      fix = {{"applicability", static_cast<int>(f.fix->applicability)},
-             {"title", f.fix->title},
+        edits.push_back({e.begin, e.end, text_json(e.replacement)});
+      fix = {{"applicability", static_cast<unsigned>(f.fix->applicability)},
+             {"title", text_json(f.fix->title)},
              {"edits", edits}};
     }
     out.push_back({{"file", file},
-                   {"code", f.code},
-                   {"rule", f.rule_name},
-                   {"message", f.message},
+                   {"code", text_json(f.code)},
+                   {"rule", text_json(f.rule_name)},
+                   {"message", text_json(f.message)},
                    {"range", range_json(f.range)},
                    {"origins", origins},
-                   {"why", f.why},
-                   {"no_fix_reason", f.no_fix_reason},
+                   {"why", text_json(f.why)},
+                   {"no_fix_reason", text_json(f.no_fix_reason)},
                    {"warning", f.level == FindingLevel::Warning},
-                   {"placement", f.placement},
+                   {"placement", text_json(f.placement)},
                    {"fix", fix}});
   }
   return out;
@@ -273,18 +401,19 @@ json diagnostics_json(const std::vector<Diagnostic> &diagnostics) {
   json out = json::array();
   for (const Diagnostic &d : diagnostics)
     out.push_back({{"error", d.severity == Severity::Error},
-                   {"path", d.path},
+                   {"path", text_json(d.path)},
                    {"line", d.line},
                    {"column", d.column},
-                   {"message", d.message}});
+                   {"message", text_json(d.message)}});
   return out;
 }
 
 std::vector<Diagnostic> diagnostics_from(const json &array) {
   std::vector<Diagnostic> out;
   for (const json &j : array)
-    out.push_back({j.at("error") ? Severity::Error : Severity::Warning, j.at("path"), j.at("line"),
-                   j.at("column"), j.at("message")});
+    out.push_back({j.at("error").get<bool>() ? Severity::Error : Severity::Warning,
+                   text_from(j.at("path")), position_from(j.at("line")),
+                   position_from(j.at("column")), text_from(j.at("message"))});
   return out;
 }
 
@@ -295,12 +424,12 @@ std::string text_hash(std::string_view text) { return CacheKeyBuilder().add(text
 
 std::optional<CachedPackage>
 ResultCache::load(const std::string &key, const std::vector<const SourceFile *> &reported) const {
-  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
-  if (!in)
+  std::optional<json> found = read_entry(key);
+  if (!found)
     return std::nullopt;
   try {
-    json entry = json::parse(in);
-    if (entry.at("key") != key || entry.at("files") != reported.size())
+    const json &entry = *found;
+    if (entry.at("files") != reported.size())
       return std::nullopt;
     CachedPackage package;
     auto findings = findings_from(entry.at("findings"), reported);
@@ -329,7 +458,7 @@ void ResultCache::store(const std::string &key, const std::vector<const SourceFi
 std::string ResultCache::package_direct_key(const std::vector<const SourceFile *> &reported,
                                             const CheckOptions &options) const {
   CacheKeyBuilder key;
-  key.add("devlint-package-manifest/1").add(build_identity_);
+  key.add("devlint-package-manifest/2").add(build_identity_).add(scope_);
   add_settings(key, options);
   key.add(reported.size());
   for (const SourceFile *file : reported)
@@ -339,31 +468,29 @@ std::string ResultCache::package_direct_key(const std::vector<const SourceFile *
 
 std::optional<PackageManifest> ResultCache::load_manifest(const std::string &direct_key,
                                                           uint64_t max_file_bytes) const {
-  std::ifstream in(fs::path(entries_) / (direct_key + ".json"), std::ios::binary);
-  if (!in)
+  std::optional<json> found = read_entry(direct_key);
+  if (!found)
     return std::nullopt;
   try {
-    json entry = json::parse(in);
-    if (entry.at("key") != direct_key)
-      return std::nullopt;
+    const json &entry = *found;
     PackageManifest manifest;
     for (const json &path : entry.at("context")) {
       Diagnostic ignored;
-      auto file = read_source_file(path.get<std::string>(), max_file_bytes, ignored);
+      auto file = read_source_file(text_from(path), max_file_bytes, ignored);
       if (!file)
         return std::nullopt;
       manifest.context.push_back(std::move(file));
     }
     for (const json &path : entry.at("outside")) {
       Diagnostic ignored;
-      auto file = read_source_file(path.get<std::string>(), max_file_bytes, ignored);
+      auto file = read_source_file(text_from(path), max_file_bytes, ignored);
       if (!file)
         return std::nullopt;
-      manifest.outside.emplace_back(path.get<std::string>(), std::move(file->text));
+      manifest.outside.emplace_back(text_from(path), std::move(file->text));
     }
     for (const json &path : entry.at("absent")) {
       std::error_code ec;
-      if (fs::exists(path.get<std::string>(), ec))
+      if (fs::exists(text_from(path), ec))
         return std::nullopt; // a file that now shadows or supplies a module
     }
     return manifest;
@@ -377,20 +504,23 @@ void ResultCache::store_manifest(const std::string &direct_key,
                                  const std::vector<std::pair<std::string, std::string>> &outside,
                                  const std::vector<std::string> &absent) {
   json context_paths = json::array(), outside_paths = json::array();
+  json absent_paths = json::array();
   for (const SourceFile *file : context)
-    context_paths.push_back(file->path);
+    context_paths.push_back(text_json(file->path));
   for (const auto &[path, text] : outside)
-    outside_paths.push_back(path);
+    outside_paths.push_back(text_json(path));
+  for (const std::string &path : absent)
+    absent_paths.push_back(text_json(path));
   write_entry(direct_key, {{"key", direct_key},
                            {"context", context_paths},
                            {"outside", outside_paths},
-                           {"absent", absent}});
+                           {"absent", absent_paths}});
 }
 
 std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions &options,
                                       const std::vector<std::string> &compile_arguments) const {
   CacheKeyBuilder key;
-  key.add("devlint-cpp-unit/1").add(build_identity_);
+  key.add("devlint-cpp-unit/2").add(build_identity_).add(scope_);
   add_settings(key, options);
   key.add(main.path).add(main.display_path).add(main.text);
   // Headers are shown relative to the working directory.
@@ -422,27 +552,25 @@ std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions
 std::optional<CachedCppUnit> ResultCache::load_cpp_unit(const std::string &key,
                                                         const SourceFile &main,
                                                         uint64_t max_file_bytes) const {
-  std::ifstream in(fs::path(entries_) / (key + ".json"), std::ios::binary);
-  if (!in)
+  std::optional<json> found = read_entry(key);
+  if (!found)
     return std::nullopt;
   try {
-    json entry = json::parse(in);
-    if (entry.at("key") != key)
-      return std::nullopt;
+    const json &entry = *found;
     CachedCppUnit unit;
     std::vector<const SourceFile *> files{&main};
     // The project headers the unit included: each must still hold what it held.
     for (const json &h : entry.at("headers")) {
       Diagnostic ignored;
-      auto header = read_source_file(h.at("path"), max_file_bytes, ignored);
-      if (!header || text_hash(header->text) != h.at("hash").get<std::string>())
+      auto header = read_source_file(text_from(h.at("path")), max_file_bytes, ignored);
+      if (!header || text_hash(header->text) != h.at("hash").get_ref<const std::string &>())
         return std::nullopt;
-      header->display_path = h.at("display");
+      header->display_path = text_from(h.at("display"));
       files.push_back(header.get());
       unit.headers.push_back(std::move(header));
     }
     for (const json &c : entry.at("claimed"))
-      unit.claimed.push_back(c);
+      unit.claimed.push_back(text_from(c));
     auto findings = findings_from(entry.at("findings"), files);
     if (!findings)
       return std::nullopt;
@@ -464,77 +592,25 @@ void ResultCache::store_cpp_unit(const std::string &key, const SourceFile &main,
   std::optional<json> entry_findings = findings_json(findings, files);
   if (!entry_findings)
     return;
-  json entry_headers = json::array();
+  json entry_headers = json::array(), entry_claimed = json::array();
   for (const SourceFile *h : headers)
-    entry_headers.push_back(
-        {{"path", h->path}, {"display", h->display_path}, {"hash", text_hash(h->text)}});
+    entry_headers.push_back({{"path", text_json(h->path)},
+                             {"display", text_json(h->display_path)},
+                             {"hash", text_hash(h->text)}});
+  for (const std::string &path : claimed)
+    entry_claimed.push_back(text_json(path));
   write_entry(key, {{"key", key},
                     {"headers", entry_headers},
-                    {"claimed", claimed},
+                    {"claimed", entry_claimed},
                     {"findings", *entry_findings},
                     {"diagnostics", diagnostics_json(diagnostics)}});
 }
 
 void ResultCache::write_entry(const std::string &key, const json &entry) {
-  std::call_once(prepared_, [this] {
-    std::error_code ec;
-    fs::create_directories(entries_, ec);
-    // As Ruff's cache: ignored by git and marked for backup tools, without anyone's help.
-    if (!fs::exists(fs::path(directory_) / ".gitignore", ec))
-      std::ofstream(fs::path(directory_) / ".gitignore")
-          << "# Automatically created by devlint.\n*\n";
-    if (!fs::exists(fs::path(directory_) / "CACHEDIR.TAG", ec))
-      std::ofstream(fs::path(directory_) / "CACHEDIR.TAG")
-          << "Signature: 8a477f597d28d172789f06886806bc55\n"
-             "# This file is a cache directory tag created by devlint.\n";
-  });
-  // A private temporary name, then an atomic rename: readers see the old entry or the new one.
-  static std::atomic<unsigned> counter{0};
-  fs::path final_path = fs::path(entries_) / (key + ".json");
-  fs::path temporary = fs::path(entries_) /
-                       (key + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return;
-    out << entry.dump();
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ec;
-      fs::remove(temporary, ec);
-      return;
-    }
-  }
-  std::error_code ec;
-  fs::rename(temporary, final_path, ec);
-  if (ec)
-    fs::remove(temporary, ec);
-}
-
-std::string default_cache_directory(const std::string &from_command_line) {
-  if (!from_command_line.empty())
-    return from_command_line;
-  if (const char *env = std::getenv("DEVLINT_CACHE_DIR"); env && *env)
-    return env;
-  return ".devlint_cache";
-}
-
-bool remove_cache_directory(const std::string &directory, std::string &error) {
-  std::error_code ec;
-  if (!fs::exists(directory, ec))
-    return true;
-  // Only a directory devlint made: never remove something else a typo points at.
-  if (!fs::exists(fs::path(directory) / "CACHEDIR.TAG", ec)) {
-    error = "`" + directory + "` is not a devlint cache (no CACHEDIR.TAG); not removed";
-    return false;
-  }
-  fs::remove_all(directory, ec);
-  if (ec) {
-    error = "cannot remove `" + directory + "`: " + ec.message();
-    return false;
-  }
-  return true;
+  // Best effort: a cache that cannot be written only costs time. Every string went through
+  // text_json; `replace` only keeps a missed one from throwing.
+  write_file_replacing((fs::path(entries_) / (key + ".json")).string(),
+                       entry.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 } // namespace devlint

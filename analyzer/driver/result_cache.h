@@ -1,14 +1,21 @@
 // The result cache, as Ruff's: a package's findings are stored under a key that hashes everything
 // they depend on (the text and path of every file analyzed with it, the names of the Python files
 // beside it that a relative import could pull in, the model config next to it, the effective
-// settings, devlint's version and build), so an unchanged package is not analyzed again and any
-// change re-analyzes it. Entries are written to a temporary file and renamed into place, so
-// concurrent runs never see half an entry; an entry that does not parse or does not carry its key
-// is a miss, so a corrupt or truncated cache falls back to analysis, never to wrong results.
+// settings, the project's absolute path and devlint's version and build), so an unchanged package
+// is not analyzed again and any change re-analyzes it.
+//
+// The cache belongs to the user, not to the repository checked (driver/cache_location.h says
+// where): a checked-out repository is untrusted input, and one that ships a cache must not decide
+// what devlint reports or where it writes. Its directories are private to the user (checked when
+// the cache is opened; an unfit one is not used), entries are written to a fresh O_EXCL|O_NOFOLLOW
+// file and renamed into place (a planted link is replaced, not written through; concurrent runs
+// never see half an entry), and an entry is validated when read: one that does not parse, does
+// not carry its key, has a field of the wrong type or a position outside its file is a miss, so a
+// corrupt or truncated cache falls back to analysis, never to wrong results. Strings that are not
+// UTF-8 (file names) are stored as hex, so every file name round-trips.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -57,8 +64,11 @@ struct PackageManifest {
 
 class ResultCache {
 public:
-  // `directory` is the cache root (`.devlint_cache`); entries live in a folder per version.
-  explicit ResultCache(std::string directory);
+  // The cache of the project at `project_root` (absolute) under the cache directory `root`: its
+  // entries live in `root/results/<project>/<version>`. Null, with `problem` set, when a directory
+  // of that path cannot be made or is not private to this user.
+  static std::unique_ptr<ResultCache> open(const std::string &root, const std::string &project_root,
+                                           std::string &problem);
 
   // The key of one package: its files (reported ones first, then context), the settings that
   // govern it (the search paths among them), the Python file names and model config in its
@@ -104,21 +114,17 @@ public:
                       const std::vector<std::string> &claimed, const std::vector<Finding> &findings,
                       const std::vector<Diagnostic> &diagnostics);
 
-  const std::string &directory() const { return directory_; }
+  // Where this project's entries are (`root/results/<project>/<version>`).
+  const std::string &entries_directory() const { return entries_; }
 
 private:
+  ResultCache(std::string entries, std::string scope);
+  std::optional<nlohmann::json> read_entry(const std::string &key) const;
   void write_entry(const std::string &key, const nlohmann::json &entry);
 
-  std::string directory_;
-  std::string entries_; // directory_/<version>
+  std::string entries_;
   std::string build_identity_;
-  std::once_flag prepared_; // the directory, its CACHEDIR.TAG and .gitignore, made once per run
+  std::string scope_; // the project root and the working directory, in every key
 };
-
-// The cache directory in force: --cache-dir, else $DEVLINT_CACHE_DIR, else ./.devlint_cache.
-std::string default_cache_directory(const std::string &from_command_line);
-
-// `devlint clean`: removes the cache directory. Returns false (with `error`) when it could not.
-bool remove_cache_directory(const std::string &directory, std::string &error);
 
 } // namespace devlint

@@ -22,4 +22,10 @@ std::vector<std::string> split_codes(std::string_view list);
 // A source snippet on one line, at most 48 characters, for messages and fix titles.
 std::string shorten_snippet(std::string_view text, size_t width = 48);
 
+// `text` safe to print on a terminal or in a CI log: C0 control characters except tab, and DEL,
+// become their Unicode control pictures (ESC prints as U+241B, one column wide, as Ruff shows
+// them), C1 controls `\u{9b}`, and bytes that are not UTF-8 `\xff`. Text from a file, a file
+// name or a cache entry can then not move the cursor, recolour or retitle anything.
+std::string printable(std::string_view text);
+
 } // namespace devlint

@@ -1,12 +1,15 @@
 // `github`: GitHub Actions workflow commands, which the runner turns into annotations on the diff:
 //   ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=DL001 (cross-device-concat)::message
+#include "model/text.h"
 #include "render/renderer.h"
 
 namespace devlint {
 namespace {
 
-// GitHub's escaping: data escapes %, \r and \n; property values also `:` and `,`.
-std::string escape_data(const std::string &text) {
+// GitHub's escaping: data escapes %, \r and \n; property values also `:` and `,`. The text is
+// made printable first: the runner's log is a terminal too, and it runs the escapes it is shown.
+std::string escape_data(const std::string &raw) {
+  std::string text = printable(raw);
   std::string out;
   for (char c : text) {
     if (c == '%')
@@ -44,9 +47,8 @@ void render_github(std::ostream &out, const std::vector<Finding> &findings, cons
         << ",endColumn=" << f.range.end_column
         << ",title=" << escape_property(f.code + " (" + f.rule_name + ")") << "::"
         << escape_data(f.file->display_path + ":" + std::to_string(f.range.line) + ":" +
-                       std::to_string(f.range.column) + ": " + f.code + " " + f.message +
-                       (f.placement.empty() ? "" : "\nplacement: " + f.placement))
-        << "\n";
+                       std::to_string(f.range.column) + ": " + f.code + " " + f.message)
+        << (f.placement.empty() ? "" : "%0A" + escape_data("placement: " + f.placement)) << "\n";
   }
 }
 

@@ -1,6 +1,9 @@
 // The human formats: `full` (Ruff-style code frame with origins and the fix) and `concise`.
+// Every text taken from a file, a file name or a cache entry goes through printable(): control
+// characters are shown (as Ruff shows them in source lines), never sent to the terminal.
 #include <algorithm>
 
+#include "model/text.h"
 #include "render/renderer.h"
 
 namespace devlint {
@@ -21,14 +24,14 @@ struct Palette {
 };
 
 void header(std::ostream &out, const Finding &f, const RenderOptions &options, const Palette &p) {
-  out << p.bold << f.file->display_path << p.reset << p.cyan << ":" << p.reset << f.range.line
-      << p.cyan << ":" << p.reset << f.range.column << p.cyan << ":" << p.reset << " " << p.red
-      << p.bold << f.code << p.reset << " ";
+  out << p.bold << printable(f.file->display_path) << p.reset << p.cyan << ":" << p.reset
+      << f.range.line << p.cyan << ":" << p.reset << f.range.column << p.cyan << ":" << p.reset
+      << " " << p.red << p.bold << f.code << p.reset << " ";
   if (f.level == FindingLevel::Warning) // errors stay unmarked, as every finding was before
     out << p.cyan << "(warning) " << p.reset;
   if (fix_available(f, options))
     out << p.cyan << "[*] " << p.reset;
-  out << f.message << "\n";
+  out << printable(f.message) << "\n";
 }
 
 } // namespace
@@ -53,7 +56,7 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
     for (uint32_t line = first; line <= last && line <= f.file->line_count(); ++line) {
       std::string number = std::to_string(line);
       out << p.blue << std::string(width - number.size(), ' ') << number << " |" << p.reset << " "
-          << f.file->line_text(line) << "\n";
+          << printable(f.file->line_text(line)) << "\n";
       if (line == f.range.line) {
         uint32_t end_col = f.range.end_line == f.range.line
                                ? f.range.end_column
@@ -65,21 +68,22 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
     }
     out << p.blue << pad << " |" << p.reset << "\n";
     for (const RelatedLocation &r : f.origins)
-      out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": " << r.path
-          << ":" << r.range.line << ":" << r.range.column << ": " << r.message << "\n";
+      out << p.blue << pad << " = " << p.reset << p.bold << "origin" << p.reset << ": "
+          << printable(r.path) << ":" << r.range.line << ":" << r.range.column << ": "
+          << printable(r.message) << "\n";
     if (!f.why.empty())
-      out << p.blue << pad << " = " << p.reset << p.bold << "why" << p.reset << ": " << f.why
-          << "\n";
+      out << p.blue << pad << " = " << p.reset << p.bold << "why" << p.reset << ": "
+          << printable(f.why) << "\n";
     if (!f.placement.empty())
       out << p.blue << pad << " = " << p.reset << p.bold << "placement" << p.reset << ": "
-          << f.placement << "\n";
+          << printable(f.placement) << "\n";
     if (f.fix)
       out << p.blue << pad << " = " << p.reset << p.green << "help" << p.reset << ": "
-          << f.fix->title << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "")
-          << "\n";
+          << printable(f.fix->title)
+          << (f.fix->applicability == Applicability::Unsafe ? " (unsafe fix)" : "") << "\n";
     else if (!f.no_fix_reason.empty())
-      out << p.blue << pad << " = " << p.reset << "note: no automatic fix: " << f.no_fix_reason
-          << "\n";
+      out << p.blue << pad << " = " << p.reset
+          << "note: no automatic fix: " << printable(f.no_fix_reason) << "\n";
     out << "\n";
   }
 }

@@ -33,6 +33,8 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/thread.h>
 
+#include "model/private_files.h"
+
 namespace devlint {
 namespace fs = std::filesystem;
 
@@ -1442,43 +1444,51 @@ ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendA
   return succeeded ? ToolRun::Succeeded : ToolRun::Failed;
 }
 
+// The PCH directory is the user's (driver/cache_location.h): private to them, checked before use.
+// Every file is written through a fresh O_EXCL|O_NOFOLLOW name and renamed into place, and only
+// plain files of this user are read, so a link planted at any name is replaced, never followed.
 std::string build_pch(const CppSettings &settings, std::string &error) {
   std::string path = pch_path(settings);
   if (path.empty())
     return {};
   std::lock_guard<std::mutex> lock(pch_mutex);
-  std::error_code ec;
-  if (fs::exists(path, ec))
+  if (std::string problem = make_private_directory(settings.pch_dir, LinkPolicy::FollowOwn);
+      !problem.empty()) {
+    error = "not using a precompiled LibTorch header: " + problem;
+    return {};
+  }
+  if (is_own_plain_file(path))
     return path;
-  fs::create_directories(settings.pch_dir, ec);
   // The header is a real file: the PCH refers to it by path.
   std::string header = (fs::path(settings.pch_dir) / kPchHeaderName).string();
-  {
-    std::ifstream existing(header);
-    std::stringstream text;
-    text << existing.rdbuf();
-    if (text.str() != kPchHeaderText) {
-      std::ofstream out(header + ".tmp" + std::to_string(::getpid()));
-      out << kPchHeaderText;
-      out.close();
-      fs::rename(header + ".tmp" + std::to_string(::getpid()), header, ec);
+  if (read_plain_file(header, 1 << 12) != std::optional<std::string>(kPchHeaderText)) {
+    if (std::string problem = write_file_replacing(header, kPchHeaderText); !problem.empty()) {
+      error = "cannot write the precompiled header's source: " + problem;
+      return {};
     }
   }
-  std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  std::string temporary = make_temporary_file(path);
+  if (temporary.empty()) {
+    error = "cannot store the precompiled header in " + settings.pch_dir;
+    return {};
+  }
+  std::error_code ec;
   std::vector<std::string> args = base_arguments(settings);
   args.erase(std::remove(args.begin(), args.end(), "-fsyntax-only"), args.end());
   args.insert(args.end(), {"-x", "c++-header", header, "-o", temporary});
   CollectingDiagnostics diags;
   bool ok =
       run_tool(args, std::make_unique<clang::GeneratePCHAction>(), {}, diags) == ToolRun::Succeeded;
-  if (!ok || !diags.errors.empty() || !fs::exists(temporary, ec)) {
+  if (!ok || !diags.errors.empty() || !is_own_plain_file(temporary)) {
     fs::remove(temporary, ec);
     error = "cannot build the precompiled LibTorch header" +
             (diags.errors.empty() ? std::string() : ": " + diags.errors.front().message);
     return {};
   }
+  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write, ec);
   fs::rename(temporary, path, ec);
   if (ec) {
+    fs::remove(temporary, ec);
     error = "cannot store the precompiled header in " + settings.pch_dir + ": " + ec.message();
     return {};
   }
