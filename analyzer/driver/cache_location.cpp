@@ -1,5 +1,6 @@
 #include "driver/cache_location.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <sys/stat.h>
