@@ -3,8 +3,9 @@
 # fuzz/corpus/<target> (gitignored) between runs; crashes land in fuzz/crashes/<target>.
 # Build first: CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -DDEVLINT_FUZZ=ON
 #              cmake --build build-asan -j2 --target fuzz_check_file fuzz_fix fuzz_config \
-#                fuzz_cpp_frontend
-# Usage: fuzz/run_fuzzers.sh [SECONDS] [TARGET...]   (targets: check_file fix config cpp_frontend)
+#                fuzz_compile_database fuzz_cpp_frontend
+# Usage: fuzz/run_fuzzers.sh [SECONDS] [TARGET...]   (targets: check_file fix config compile_database
+#                                              cpp_frontend)
 set -euo pipefail
 # Clang crashes recovered from leave their objects behind on purpose (lsan.supp).
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp"
@@ -12,12 +13,13 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(check_file fix config cpp_frontend)
+[ "${#targets[@]}" -gt 0 ] || targets=(check_file fix config compile_database cpp_frontend)
 build=${DEVLINT_FUZZ_BUILD:-build-asan}
 for target in "${targets[@]}"; do
   dict=fuzz/python.dict
   case $target in
   config) seeds=(fuzz/seeds/config) ;;
+  compile_database) seeds=(fuzz/seeds/compile_database) dict=fuzz/compile_database.dict ;;
   cpp_frontend) seeds=(fixtures/cpp) dict=fuzz/cpp.dict ;;
   *) seeds=(fixtures fuzz/seeds/python) ;;
   esac

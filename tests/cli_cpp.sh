@@ -8,7 +8,8 @@ set -u
 devlint="$1"
 source "$(dirname "$0")/cli_lib.sh"
 
-mkdir -p "$tmp/proj/include" "$tmp/proj/src"
+# A checkout (.git): Clang reads the project headers under it, not outside (issue 23).
+mkdir -p "$tmp/proj/include" "$tmp/proj/src" "$tmp/proj/.git"
 cat >"$tmp/proj/include/gated_mlp.h" <<'EOF'
 #pragma once
 #include <torch/torch.h>

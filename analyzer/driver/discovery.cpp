@@ -4,7 +4,9 @@
 
 #include "driver/path_patterns.h"
 #include "driver/source_reading.h"
+#include "frontend/cpp/compile_flags.h"
 #include "frontend/cpp/cpp_frontend.h"
+#include "model/file_access.h"
 #include "model/file_input.h"
 
 namespace devlint {
@@ -85,6 +87,11 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
       continue;
     }
     if (fs::is_directory(status)) {
+      // Model files symlinked out of the checkout (or of the directory given, outside one) are
+      // not read: a repository could point one at any file of the user's.
+      fs::path checkout = checkout_root_of(path);
+      if (checkout.empty())
+        checkout = resolved_path(path);
       // An explicit walk rather than recursive_directory_iterator: every directory that cannot
       // be listed is reported (not skipped), and symlinked directories are not followed, so a
       // symlink loop cannot make it run forever.
@@ -134,6 +141,15 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
           }
           if (fs::is_directory(target))
             continue; // a symlink to a directory named like a file: not followed
+          if (fs::is_symlink(own)) {
+            fs::path resolved = resolved_path(entry);
+            if (!path_within(resolved, checkout)) {
+              result.diagnostics.push_back({Severity::Warning, display_path(entry), 0, 0,
+                                            "skipped: a symlink to a file outside the checkout (" +
+                                                printable_text(resolved.string(), 400) + ")"});
+              continue;
+            }
+          }
           bool by_name = here.include.empty()
                              ? !cpp && default_included_by_name(entry)
                              : any_glob_matches(here.include, entry.string(), here.base_directory);

@@ -1,4 +1,7 @@
 #include "frontend/cpp/cpp_frontend.h"
+#include "frontend/cpp/compile_database.h"
+#include "frontend/cpp/confined_file_system.h"
+#include "model/file_input.h"
 
 #include <algorithm>
 #include <csignal>
@@ -26,8 +29,6 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
 #include <clang/Lex/Lexer.h>
-#include <clang/Tooling/ArgumentsAdjusters.h>
-#include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -1271,6 +1272,7 @@ public:
     unsigned line = 0, column = 0;
     std::string message;
     bool missing_header = false;
+    std::string header; // a header not found or not opened, as the #include spells it
   };
   std::vector<Error> errors;
 
@@ -1284,6 +1286,10 @@ public:
     info.FormatDiagnostic(text);
     e.message = text.str().str();
     e.missing_header = info.getID() == clang::diag::err_pp_file_not_found;
+    bool not_opened = info.getID() == clang::diag::err_cannot_open_file;
+    if ((e.missing_header || not_opened) && info.getNumArgs() > 0 &&
+        info.getArgKind(0) == clang::DiagnosticsEngine::ak_std_string)
+      e.header = info.getArgStdStr(0);
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       clang::PresumedLoc p = info.getSourceManager().getPresumedLoc(info.getLocation());
       if (p.isValid()) {
@@ -1361,13 +1367,17 @@ std::string pch_path(const CppSettings &settings) {
 
 std::mutex pch_mutex; // one writer per process; other processes see only finished files
 
+// The texts given in memory over the disk; with `confined`, Clang reads the disk only there.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
-overlay(const std::map<std::string, std::string> &files) {
+overlay(const std::map<std::string, std::string> &files,
+        llvm::IntrusiveRefCntPtr<ConfinedFileSystem> confined) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const auto &[path, text] : files)
     memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path));
-  auto out =
-      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> disk = llvm::vfs::getRealFileSystem();
+  if (confined)
+    disk = confined;
+  auto out = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(disk);
   out->pushOverlay(memory);
   return out;
 }
@@ -1396,15 +1406,15 @@ enum class ToolRun { Succeeded, Failed, Crashed };
 // stack, under crash recovery. After a crash the objects of that run are leaked, not destroyed:
 // their state is unknown.
 ToolRun run_tool(std::vector<std::string> args, std::unique_ptr<clang::FrontendAction> action,
-                 const std::map<std::string, std::string> &files,
-                 clang::DiagnosticConsumer &diags) {
+                 const std::map<std::string, std::string> &files, clang::DiagnosticConsumer &diags,
+                 llvm::IntrusiveRefCntPtr<ConfinedFileSystem> confined = nullptr) {
   enable_crash_recovery();
   constexpr size_t kSignalStackSize = 1 << 16;
   std::unique_ptr<char[]> signal_stack(new char[kSignalStackSize]);
   bool succeeded = false;
   auto run = [&] {
     clang::noteBottomOfStack();
-    auto *manager = new clang::FileManager(clang::FileSystemOptions(), overlay(files));
+    auto *manager = new clang::FileManager(clang::FileSystemOptions(), overlay(files, confined));
     manager->Retain();
     auto *invocation =
         new clang::tooling::ToolInvocation(std::move(args), std::move(action), manager);
@@ -1495,51 +1505,25 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
   return path;
 }
 
-// The compile command of `file` from a compile_commands.json: from -p, else found walking up.
-std::optional<std::vector<std::string>>
-database_arguments(const std::string &file, const CppSettings &settings, std::string &directory) {
-  std::string error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> db;
-  fs::path absolute = fs::absolute(file);
-  if (!settings.build_dir.empty())
-    db = clang::tooling::CompilationDatabase::loadFromDirectory(settings.build_dir, error);
-  else
-    for (fs::path dir = absolute.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-      std::error_code ec;
-      if (fs::exists(dir / "compile_commands.json", ec)) {
-        db = clang::tooling::CompilationDatabase::loadFromDirectory(dir.string(), error);
-        break;
-      }
-      if (dir == dir.parent_path())
-        break;
-    }
-  if (!db)
-    return std::nullopt;
-  std::vector<clang::tooling::CompileCommand> commands =
-      db->getCompileCommands(absolute.lexically_normal().string());
-  // No entry: the defaults apply. Clang's loader guesses a command for a file without one from
-  // its neighbours' (`Heuristic` says so); those flags were written for another file and may
-  // lack LibTorch's include paths, so a guess counts as no entry.
-  if (commands.empty() || !commands.front().Heuristic.empty())
-    return std::nullopt;
-  clang::tooling::CommandLineArguments args = commands.front().CommandLine;
-  directory = commands.front().Directory;
-  args = clang::tooling::getClangStripOutputAdjuster()(args, commands.front().Filename);
-  args = clang::tooling::getClangStripDependencyFileAdjuster()(args, commands.front().Filename);
-  args = clang::tooling::getClangSyntaxOnlyAdjuster()(args, commands.front().Filename);
-  // The file is passed last by devlint; the entry's own file argument goes.
-  std::string entry_file = commands.front().Filename;
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i > 0 && (args[i] == entry_file || fs::path(directory) / args[i] == fs::path(entry_file)))
-      continue;
-    if (args[i] == "-c")
-      continue;
-    out.push_back(args[i]);
-  }
-  out.insert(out.begin() + 1,
-             {"-Wno-everything", "-fno-caret-diagnostics", "-resource-dir=" + resource_dir()});
-  return out;
+// What Clang may read besides the checkout: LibTorch's and the system's include directories,
+// Clang's own headers and the precompiled header's directory.
+std::vector<std::string> trusted_roots(const CppSettings &settings) {
+  std::vector<std::string> roots = libtorch_includes(settings);
+  for (const char *system : {"/usr/include", "/usr/local/include", "/usr/lib/gcc"})
+    roots.push_back(system);
+  roots.push_back(resource_dir());
+  if (!settings.pch_dir.empty())
+    roots.push_back(settings.pch_dir);
+  return roots;
+}
+
+// The arguments of a file with a compile_commands.json entry: devlint's own, then the flags the
+// allow-list kept (compile_flags.h). The database's compiler is never run.
+std::vector<std::string> database_arguments(const CompileSetup &setup) {
+  std::vector<std::string> args{"clang++", "-fsyntax-only", "-Wno-everything",
+                                "-fno-caret-diagnostics", "-resource-dir=" + resource_dir()};
+  args.insert(args.end(), setup.arguments.begin(), setup.arguments.end());
+  return args;
 }
 
 // Whether a file includes a torch header, itself or through the project headers it includes by
@@ -1561,12 +1545,11 @@ bool includes_torch(const std::string &text, const fs::path &directory,
     if (auto given = texts.find(path); given != texts.end()) {
       header = given->second;
     } else {
-      std::ifstream in(path, std::ios::binary);
-      if (!in)
+      std::string why;
+      std::optional<std::string> read = read_regular_file(path, 1 << 20, why);
+      if (!read)
         continue;
-      std::stringstream read;
-      read << in.rdbuf();
-      header = read.str();
+      header = std::move(*read);
     }
     if (includes_torch(header, fs::path(path).parent_path(), texts, seen))
       return true;
@@ -1585,13 +1568,12 @@ bool is_cpp_header_path(const std::string &path) {
 
 std::vector<std::string> cpp_compile_arguments(const std::string &main,
                                                const CppSettings &settings) {
-  std::string directory;
-  std::vector<std::string> args;
-  if (auto from_db = database_arguments(main, settings, directory))
-    args = *from_db;
-  else
-    args = base_arguments(settings);
-  args.push_back(directory);
+  CompileSetup setup = compile_setup_for(main, settings.build_dir, trusted_roots(settings));
+  std::vector<std::string> args =
+      setup.from_database ? database_arguments(setup) : base_arguments(settings);
+  // What else decides the result: where Clang may read, and the warnings about the database.
+  args.push_back(setup.checkout);
+  args.insert(args.end(), setup.warnings.begin(), setup.warnings.end());
   return args;
 }
 
@@ -1606,15 +1588,11 @@ std::string prepare_cpp_pch(const CppSettings &settings, std::string &error) {
 CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const CppTexts *texts) {
   CppUnit unit;
   std::string absolute = fs::absolute(main.path).lexically_normal().string();
-  std::string directory;
-  std::vector<std::string> args;
-  bool defaults = false;
-  if (auto from_db = database_arguments(main.path, settings, directory)) {
-    args = *from_db;
-  } else {
-    args = base_arguments(settings);
-    defaults = true;
-  }
+  CompileSetup setup = compile_setup_for(main.path, settings.build_dir, trusted_roots(settings));
+  bool defaults = !setup.from_database;
+  std::vector<std::string> args = defaults ? base_arguments(settings) : database_arguments(setup);
+  for (const std::string &warning : setup.warnings)
+    unit.diagnostics.push_back({Severity::Warning, main.display_path, 0, 0, warning});
   std::map<std::string, std::string> files{{absolute, main.text}};
   if (texts)
     for (const auto &[path, text] : *texts)
@@ -1653,7 +1631,10 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     lowerer.run();
     lowering = false;
   };
-  if (run_tool(args, std::make_unique<LowerAction>(done), files, diags) == ToolRun::Crashed) {
+  auto confined =
+      llvm::makeIntrusiveRefCnt<ConfinedFileSystem>(llvm::vfs::getRealFileSystem(), setup.roots);
+  if (run_tool(args, std::make_unique<LowerAction>(done), files, diags, confined) ==
+      ToolRun::Crashed) {
     // What the lowering made before the crash is incomplete: nothing of it is reported.
     CppUnit crashed;
     crashed.diagnostics.push_back(
@@ -1685,7 +1666,23 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
   for (const auto &e : diags.errors)
     if (e.missing_header)
       missing.push_back(&e);
-  if (!missing.empty()) {
+  std::vector<std::string> refused = confined->refused();
+  auto refused_header = [&](const CollectingDiagnostics::Error &e) {
+    std::string name = fs::path(e.header).filename().string();
+    return !name.empty() && std::any_of(refused.begin(), refused.end(), [&](const std::string &r) {
+      return fs::path(r).filename() == name;
+    });
+  };
+  auto refusal = std::find_if(diags.errors.begin(), diags.errors.end(), refused_header);
+  if (refusal != diags.errors.end()) {
+    const auto &e = *refusal;
+    unit.diagnostics.push_back(
+        {Severity::Error, main.display_path, e.line, e.column,
+         "'" + printable_text(e.header, 200) +
+             "' not opened: devlint lets Clang read only files under the checkout (" +
+             printable_text(setup.checkout, 200) +
+             "), LibTorch's and the system's include directories"});
+  } else if (!missing.empty()) {
     const auto &e = *missing.front();
     bool torch = e.message.find("torch") != std::string::npos ||
                  e.message.find("ATen") != std::string::npos ||
@@ -1700,9 +1697,16 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
   } else if (!diags.errors.empty()) {
     const auto &e = diags.errors.front();
     std::string where = fs::path(e.file).filename().string() + ":" + std::to_string(e.line);
+    // Clang reads nothing outside the roots; should an error still point outside them, its
+    // text (which may quote the file) is not shown.
+    std::string what = e.message;
+    std::error_code ec;
+    if (!e.file.empty() && e.file[0] == '/' && fs::exists(e.file, ec) &&
+        !ConfinedFileSystem::allowed(e.file, setup.roots))
+      what = "an error in a file outside the checkout";
     unit.diagnostics.push_back({Severity::Warning, main.display_path, 0, 0,
                                 "does not compile (" + std::to_string(diags.errors.size()) +
-                                    " error(s), first at " + where + ": " + e.message +
+                                    " error(s), first at " + where + ": " + what +
                                     "); analyzed what Clang recovered"});
   }
   return unit;
