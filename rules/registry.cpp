@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "model/did_you_mean.h"
+
 namespace devlint {
 
 const Rule &script_device_mismatch_rule();
@@ -51,6 +53,15 @@ std::string resolve_selector(std::string_view selector) {
     if (!selector.empty() && rule->info().code.substr(0, selector.size()) == selector)
       return std::string(selector);
   return {};
+}
+
+std::string selector_suggestion(std::string_view selector) {
+  std::vector<std::string> known;
+  for (const Rule *rule : all_rules()) {
+    known.emplace_back(rule->info().code);
+    known.emplace_back(rule->info().name);
+  }
+  return did_you_mean(selector, known);
 }
 
 std::string rule_markdown(const RuleInfo &info) {

@@ -63,6 +63,8 @@ const Rule *find_rule(std::string_view code);
 // in the form RuleSelection matches: a name becomes its code. Empty when it selects no rule, so
 // that a typo is an error rather than a silently empty selection.
 std::string resolve_selector(std::string_view selector);
+// "; did you mean `DL001`?" for a selector that names no rule, or "" when nothing is close.
+std::string selector_suggestion(std::string_view selector);
 
 // A rule's full documentation in Markdown: title, summary, then its doc (`devlint rule`, SARIF
 // help.markdown, the installed docs).

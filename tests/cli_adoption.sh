@@ -204,7 +204,7 @@ printf '[tool.devlint]\nignore = ["DL007"]\n' > pyproject.toml
 run 0 "--show-settings" -- "$devlint" check --show-settings --extend-exclude legacy models
 has out "configuration file: pyproject.toml"
 has out 'ignore = ["DL007"]'
-has out 'exclude = ["legacy"]'
+has out '"venv","legacy"]' # the built-in excludes, then --extend-exclude's
 rm pyproject.toml
 
 # -q prints findings without the summary; -s prints nothing; both keep the exit code.

@@ -10,8 +10,8 @@ expect_stderr() {
 run 2 "missing path" -- "$devlint" check "$tmp/nope.py"
 expect_stderr "no such file"
 printf 'class A(nn.Module):\n    def forward(self, x):\n        return x +\n' > "$tmp/broken.py"
-run 0 "syntax error" -- "$devlint" check "$tmp/broken.py"
-expect_stderr "syntax error"
+run 1 "syntax error (invalid syntax fails the run)" -- "$devlint" check "$tmp/broken.py"
+grep -q "invalid-syntax" "$tmp/out" || { echo "FAIL: stdout lacks invalid-syntax"; cat "$tmp/out"; fail=1; }
 printf '\x00\x01\x02binary' > "$tmp/blob.py"
 run 2 "binary file (not checked: exit 2)" -- "$devlint" check "$tmp/blob.py"
 expect_stderr "binary"

@@ -49,6 +49,25 @@ void add_adoption_flags(CLI::App &check, AdoptionFlags &flags) {
                   "GLOB:CODES, rules to ignore in matching files (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  flags.fixable_option =
+      check
+          .add_option("--fixable", flags.fixable,
+                      "Rules whose fixes are offered (default: all), replacing `fixable`")
+          ->delimiter(',')
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check.add_option("--extend-fixable", flags.extend_fixable, "Rules to make fixable in addition")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check.add_option("--unfixable", flags.unfixable, "Rules whose fixes are withheld")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check.add_flag("--respect-gitignore", flags.respect_gitignore,
+                 "Skip files that .gitignore files ignore (the default)");
+  check.add_flag("--no-respect-gitignore", flags.no_respect_gitignore,
+                 "Check files even where .gitignore files ignore them");
   check.add_option("--stdin-filename", flags.stdin_filename,
                    "The name of the file read from stdin (`-`), for settings and reports");
 }
@@ -67,6 +86,27 @@ std::string anchored(const std::string &pattern) {
 } // namespace
 
 std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSettings &settings) {
+  std::string error;
+  auto selectors = [&error](const std::vector<std::string> &values, const char *option) {
+    std::vector<std::string> codes;
+    for (const std::string &code : values) {
+      std::string resolved = resolve_selector(code);
+      if (resolved.empty() && error.empty())
+        error = "unknown rule selector `" + code + "` in " + option + selector_suggestion(code);
+      codes.push_back(resolved);
+    }
+    return codes;
+  };
+  if (flags.fixable_option && flags.fixable_option->count() > 0)
+    settings.fixable = selectors(flags.fixable, "--fixable");
+  settings.extend_fixable = selectors(flags.extend_fixable, "--extend-fixable");
+  settings.unfixable = selectors(flags.unfixable, "--unfixable");
+  if (!error.empty())
+    return error;
+  if (flags.respect_gitignore && flags.no_respect_gitignore)
+    return "--respect-gitignore and --no-respect-gitignore exclude each other";
+  if (flags.respect_gitignore || flags.no_respect_gitignore)
+    settings.respect_gitignore = flags.respect_gitignore;
   if (flags.exclude_option && flags.exclude_option->count() > 0) {
     settings.exclude.emplace();
     for (const std::string &p : flags.exclude)
@@ -86,7 +126,8 @@ std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSetti
       if (!code.empty()) {
         std::string resolved = resolve_selector(code);
         if (resolved.empty())
-          return "unknown rule selector `" + code + "` in --per-file-ignores";
+          return "unknown rule selector `" + code + "` in --per-file-ignores" +
+                 selector_suggestion(code);
         ignore.codes.push_back(resolved);
       }
       if (comma == std::string::npos)
@@ -141,13 +182,16 @@ void render_statistics(std::ostream &out, const std::vector<Finding> &findings,
     c.fixable += fix_available(f, options);
   }
   std::vector<std::pair<std::string, Count>> rows(counts.begin(), counts.end());
+  // Invalid syntax counts as Ruff counts it: a row with no code.
+  if (size_t syntax_errors = invalid_syntax_count(options.diagnostics))
+    rows.push_back({"", Count{"invalid-syntax", syntax_errors, 0}});
   // Most frequent first, as Ruff; ties in code order.
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto &a, const auto &b) { return a.second.total > b.second.total; });
   if (as_json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto &[code, c] : rows)
-      all.push_back({{"code", code},
+      all.push_back({{"code", code.empty() ? nlohmann::json(nullptr) : nlohmann::json(code)},
                      {"name", c.name},
                      {"count", c.total},
                      {"fixable", c.fixable == c.total},
@@ -167,8 +211,8 @@ void render_statistics(std::ostream &out, const std::vector<Finding> &findings,
     total += c.total;
     fixable += c.fixable;
   }
-  if (total == 0) {
-    out << "All checks passed!\n";
+  if (total == 0) { // "All checks passed!" only when something was checked and nothing failed
+    render_summary(out, findings, options);
     return;
   }
   out << "Found " << total << (total == 1 ? " error" : " errors") << ".\n";
@@ -209,10 +253,12 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
     for (const std::string &p : python_environment_paths_once())
       search_paths.push_back(p);
   list("search-path", search_paths);
+  list("fixable", o.fixable.empty() ? std::vector<std::string>{"ALL"} : o.fixable);
   list("unfixable", o.unfixable);
   out << "report-unused-suppressions = " << (o.report_unused_suppressions ? "true" : "false")
       << "\n";
   out << "force-exclude = " << (o.force_exclude ? "true" : "false") << "\n";
+  out << "respect-gitignore = " << (o.respect_gitignore ? "true" : "false") << "\n";
   out << "hand-made-maps = " << (o.overrides.hand_made_maps ? "true" : "false") << "\n";
   out << "max-file-bytes = " << o.max_file_bytes << "\n";
   out << "[per-file-ignores]\n";

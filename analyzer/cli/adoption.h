@@ -34,11 +34,16 @@ struct AdoptionFlags {
   std::vector<std::string> exclude, extend_exclude, per_file_ignores;
   CLI::Option *exclude_option = nullptr; // --exclude given (possibly to clear the list)
   std::string stdin_filename;
+  // --fixable replaces `fixable`; --extend-fixable and --unfixable add (rule selectors).
+  std::vector<std::string> fixable, extend_fixable, unfixable;
+  CLI::Option *fixable_option = nullptr;
+  bool respect_gitignore = false, no_respect_gitignore = false;
 };
 
 void add_adoption_flags(CLI::App &check, AdoptionFlags &flags);
 
-// --exclude, --extend-exclude and --per-file-ignores ("GLOB:CODE,CODE") into the command-line
+// --exclude, --extend-exclude, --per-file-ignores ("GLOB:CODE,CODE"), the fixable options and
+// --[no-]respect-gitignore into the command-line
 // settings. Returns an error message for a malformed or unknown entry, else "".
 std::string apply_adoption_settings(const AdoptionFlags &flags, CommandLineSettings &settings);
 

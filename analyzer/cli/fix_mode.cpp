@@ -6,6 +6,7 @@
 #include "driver/fix_loop.h"
 #include "fixes/unified_diff.h"
 #include "model/text.h"
+#include "render/renderer.h"
 #include "rules/rule.h"
 
 namespace devlint {
@@ -35,6 +36,14 @@ void list_fixes(std::ostream &out, const std::vector<const FixedFile *> &files, 
   }
 }
 
+// A dropped fix is a devlint bug the checks caught: say which rule, and fail the run.
+void report_dropped(const FixLoopResult &run) {
+  for (const DroppedFix &d : run.dropped)
+    std::cerr << "warning: " << d.display_path << ":" << d.line << ": the fix of " << d.code
+              << (d.rule_name.empty() ? "" : " (" + d.rule_name + ")")
+              << " was not applied: " << d.reason << " (a devlint bug; please report it)\n";
+}
+
 } // namespace
 
 void add_fix_flags(CLI::App &check, FixFlags &flags) {
@@ -51,17 +60,46 @@ void add_fix_flags(CLI::App &check, FixFlags &flags) {
                  "Exit with 1 when anything was fixed, even if nothing remains");
 }
 
+FixModeOutcome fix_stdin(const std::vector<std::string> &paths, const SourceTexts &texts,
+                         const CheckOptions &options, DirectoryOptionsSource *per_directory,
+                         const FixFlags &flags, bool unsafe_fixes) {
+  FixLoopSettings settings;
+  settings.unsafe_fixes = unsafe_fixes;
+  AnalyzeTexts analyze = [&](const SourceTexts *fixed, const std::string *) {
+    SourceTexts current = texts;
+    if (fixed)
+      for (const auto &[path, text] : *fixed)
+        current[path] = text;
+    return check_paths(paths, options, per_directory, &current);
+  };
+  FixLoopResult run = fix_until_stable(analyze, settings);
+  report_dropped(run);
+  FixModeOutcome outcome;
+  outcome.fixes_dropped = !run.dropped.empty();
+  outcome.fixed = run.fixes_applied;
+  outcome.changed = !run.files.empty();
+  for (const auto &[path, original] : texts) {
+    const FixedFile *fixed = nullptr;
+    for (const FixedFile &file : run.files)
+      if (file.path == path)
+        fixed = &file;
+    if (flags.diff)
+      std::cout << (fixed ? unified_diff(original, fixed->fixed, fixed->display_path) : "");
+    else
+      std::cout << (fixed ? fixed->fixed : original);
+  }
+  std::cout.flush();
+  outcome.result = std::move(run.remaining);
+  return outcome;
+}
+
 FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOptions &options,
                             DirectoryOptionsSource *per_directory, const FixFlags &flags,
                             bool unsafe_fixes) {
   FixLoopSettings settings;
   settings.unsafe_fixes = unsafe_fixes;
   FixLoopResult run = fix_until_stable(paths, options, per_directory, settings);
-  // A dropped fix is a devlint bug the checks caught: say which rule, and fail the run.
-  for (const DroppedFix &d : run.dropped)
-    std::cerr << "warning: " << printable(d.display_path) << ":" << d.line << ": the fix of "
-              << d.code << (d.rule_name.empty() ? "" : " (" + d.rule_name + ")")
-              << " was not applied: " << d.reason << " (a devlint bug; please report it)\n";
+  report_dropped(run);
 
   FixModeOutcome outcome;
   outcome.fixes_dropped = !run.dropped.empty();
@@ -120,7 +158,8 @@ int fix_mode_exit_code(const FixModeOutcome &outcome, const CheckResult &reporte
     return outcome.changed ? kExitFindings : kExitClean;
   if (flags.exit_non_zero_on_fix && outcome.fixed > 0)
     return kExitFindings;
-  if (flags.reports_findings() && !reported.findings.empty())
+  if (flags.reports_findings() &&
+      (!reported.findings.empty() || invalid_syntax_count(reported.diagnostics) > 0))
     return kExitFindings;
   return kExitClean;
 }

@@ -44,6 +44,13 @@ FixModeOutcome run_fix_mode(const std::vector<std::string> &paths, const CheckOp
                             DirectoryOptionsSource *per_directory, const FixFlags &flags,
                             bool unsafe_fixes);
 
+// `--fix -` (also --fix-only, --diff) on stdin, as Ruff: the fixed text of `texts` (stdin, under
+// the name in `paths`) goes to stdout, or with --diff its unified diff; nothing is written.
+// `outcome.result` holds what remains, for the caller to report on stderr.
+FixModeOutcome fix_stdin(const std::vector<std::string> &paths, const SourceTexts &texts,
+                         const CheckOptions &options, DirectoryOptionsSource *per_directory,
+                         const FixFlags &flags, bool unsafe_fixes);
+
 // Ruff's exit codes: with --fix, 1 while findings remain; with --diff, 1 when there is a diff;
 // --exit-non-zero-on-fix makes any fix count as 1; --exit-zero makes all of these 0; 2 when the
 // run failed, a file could not be written or a fix was dropped. `reported` is the result the

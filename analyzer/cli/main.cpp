@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/adoption.h"
+#include "cli/cli_mistakes.h"
 #include "cli/devmap_command.h"
 #include "cli/fix_mode.h"
 #include "config/config_resolver.h"
@@ -37,13 +38,20 @@ std::vector<std::string> codes_of(const std::vector<std::string> &values) {
   return out;
 }
 
-void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics, bool errors_only) {
+// Warnings and inputs not checked, on stderr; invalid syntax too where no report shows it
+// (--fix-only, --diff, --add-noqa, --show-files), since it fails the run.
+void print_diagnostics(const std::vector<devlint::Diagnostic> &diagnostics, bool errors_only,
+                       bool report_shows_syntax) {
   for (const devlint::Diagnostic &d : diagnostics) {
-    if (errors_only && d.severity != devlint::Severity::Error)
+    bool syntax = d.severity == devlint::Severity::InvalidSyntax;
+    if ((errors_only && d.severity == devlint::Severity::Warning) ||
+        (syntax && report_shows_syntax))
       continue;
     // A path or a message may quote a file name or file text: shown, never run on the terminal.
-    std::cerr << (d.severity == devlint::Severity::Error ? "error" : "warning") << ": "
-              << devlint::printable(d.path);
+    std::cerr << (d.severity == devlint::Severity::Warning ? "warning"
+                  : syntax                                 ? "error: invalid-syntax"
+                                                           : "error")
+              << ": " << devlint::printable(d.path);
     if (d.line)
       std::cerr << ":" << d.line << ":" << d.column;
     std::cerr << ": " << devlint::printable(d.message) << "\n";
@@ -63,7 +71,8 @@ int print_rule(const std::string &code, bool all) {
   }
   const devlint::Rule *rule = devlint::find_rule(code);
   if (!rule) {
-    std::cerr << "devlint: error: unknown rule `" << code << "` (see `devlint rule --all`)\n";
+    std::cerr << "devlint: error: unknown rule `" << code << "`"
+              << devlint::selector_suggestion(code) << " (see `devlint rule --all`)\n";
     return kExitError;
   }
   std::cout << devlint::rule_markdown(rule->info());
@@ -225,9 +234,20 @@ int main(int argc, char **argv) {
   devlint::DevmapFlags devmap_flags;
   auto *devmap = devlint::add_devmap_command(app, devmap_flags);
 
+  // CLI11 says "A subcommand is required" for `devlint chek`: name the mistake and the fix.
+  if (std::string mistake = devlint::unknown_subcommand_message(app, argc, argv);
+      !mistake.empty()) {
+    std::cerr << "devlint: error: " << mistake << "\n";
+    return kExitError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
+    if (std::string mistake = devlint::unknown_option_message(app, argc, argv);
+        !mistake.empty() && e.get_exit_code() != 0) {
+      std::cerr << "devlint: error: " << mistake << "\n";
+      return kExitError;
+    }
     int code = app.exit(e);
     return code == 0 ? kExitClean : kExitError;
   }
@@ -251,7 +271,7 @@ int main(int argc, char **argv) {
 
   auto parsed_format = devlint::parse_output_format(format);
   if (!parsed_format) {
-    std::cerr << "devlint: error: unknown output format `" << format << "`\n";
+    std::cerr << "devlint: error: " << devlint::unknown_output_format_message(format) << "\n";
     return kExitError;
   }
   devlint::CommandLineSettings cli;
@@ -267,8 +287,8 @@ int main(int argc, char **argv) {
     for (std::string &code : *codes) {
       std::string resolved = devlint::resolve_selector(code);
       if (resolved.empty()) {
-        std::cerr << "devlint: error: unknown rule selector `" << code
-                  << "` (see `devlint rule --all`)\n";
+        std::cerr << "devlint: error: unknown rule selector `" << code << "`"
+                  << devlint::selector_suggestion(code) << " (see `devlint rule --all`)\n";
         return kExitError;
       }
       code = resolved;
@@ -317,8 +337,9 @@ int main(int argc, char **argv) {
     std::cerr << "devlint: error: " << stdin_error << "\n";
     return kExitError;
   }
-  if (!stdin_texts.empty() && (fix_flags.active() || adoption.add_noqa)) {
-    std::cerr << "devlint: error: fixes and --add-noqa need files, not stdin\n";
+  if (!stdin_texts.empty() && (adoption.add_noqa || (fix_flags.active() && paths.size() > 1))) {
+    std::cerr << "devlint: error: --add-noqa needs files, not stdin; fixes on stdin (`--fix -`) "
+                 "take stdin alone\n";
     return kExitError;
   }
   bool human_format = *parsed_format == devlint::OutputFormat::Full ||
@@ -356,6 +377,16 @@ int main(int argc, char **argv) {
       render_options.docs_url = config->docs_url.value_or("");
     }
     render_options.unsafe_fixes = fix_flags.unsafe(render_options.unsafe_fixes);
+    if (fix_flags.active() && !stdin_texts.empty()) {
+      // As Ruff: the fixed text on stdout, what remains on stderr.
+      fix_outcome = devlint::fix_stdin(paths, stdin_texts, run_options, &resolver, fix_flags,
+                                       render_options.unsafe_fixes);
+      print_diagnostics(fix_outcome.result.diagnostics, adoption.silent, false);
+      render_options.diagnostics.clear(); // printed just above
+      if (fix_flags.reports_findings() && !adoption.silent)
+        devlint::render_concise(std::cerr, fix_outcome.result.findings, render_options);
+      return devlint::fix_mode_exit_code(fix_outcome, fix_outcome.result, fix_flags, exit_zero);
+    }
     if (fix_flags.active()) {
       fix_outcome = devlint::run_fix_mode(paths, run_options, &resolver, fix_flags,
                                           render_options.unsafe_fixes);
@@ -374,12 +405,16 @@ int main(int argc, char **argv) {
   bool tty = output_file.empty() && isatty(STDOUT_FILENO) != 0;
   render_options.color =
       color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
-  print_diagnostics(result.diagnostics, adoption.silent);
+  print_diagnostics(result.diagnostics, adoption.silent,
+                    !adoption.silent && !adoption.show_files && !adoption.add_noqa &&
+                        (!fix_flags.active() || fix_flags.reports_findings()));
   if (result.files_checked == 0 && !result.had_error && !adoption.silent)
     std::cerr << "warning: no Python files to check were found under the given paths\n";
   render_options.nothing_checked = result.files_checked == 0;
   render_options.files_not_checked = result.files_not_checked;
   render_options.run_failed = result.had_error || fix_outcome.failed;
+  render_options.diagnostics = devlint::reported_diagnostics(result.diagnostics);
+  const size_t syntax_errors = devlint::invalid_syntax_count(render_options.diagnostics);
   if (adoption.show_files) {
     devlint::render_files(std::cout, result);
     return result.had_error ? kExitError : kExitClean;
@@ -429,7 +464,7 @@ int main(int argc, char **argv) {
     return devlint::fix_mode_exit_code(fix_outcome, result, fix_flags, exit_zero);
   if (result.had_error)
     return kExitError;
-  if (!result.findings.empty() && !exit_zero)
+  if ((!result.findings.empty() || syntax_errors) && !exit_zero)
     return kExitFindings;
   return kExitClean;
 }

@@ -35,6 +35,10 @@ struct PerFileIgnore {
   std::vector<std::string> codes;
 };
 
+// The built-in `exclude`, Ruff's list plus devlint's own (`build`, `__pycache__`, its cache):
+// what `exclude` replaces and `extend-exclude` adds to; --show-settings prints it.
+const std::vector<std::string> &default_exclude();
+
 // Everything that may differ between packages: the command line, merged with the configuration
 // file that governs a directory (config/config_resolver.h).
 struct CheckOptions {
@@ -43,13 +47,15 @@ struct CheckOptions {
   unsigned jobs = 0;                        // 0: one per core
   uint64_t max_file_bytes = kMaxInputBytes; // larger files are not checked (an error)
   std::string base_directory;               // patterns below are relative to it ("": cwd)
-  std::vector<std::string> exclude;         // globs of files/directories to skip
-  std::vector<std::string> include;         // globs; empty: model files (see check_run.cpp)
-  bool force_exclude = false;               // apply `exclude` to paths given explicitly too
+  std::vector<std::string> exclude = default_exclude(); // globs of files/directories to skip
+  std::vector<std::string> include; // globs; empty: model files (see check_run.cpp)
+  bool force_exclude = false;       // apply `exclude` to paths given explicitly too
   std::vector<PerFileIgnore> per_file_ignores;
   bool report_unused_suppressions = false; // DL900
+  std::vector<std::string> fixable;        // codes/prefixes whose fixes are offered (empty: all)
   std::vector<std::string> unfixable;      // codes/prefixes whose fixes are withheld
-  std::string unfixable_source;            // where `unfixable` was set, for the note
+  std::string unfixable_source;            // where `fixable`/`unfixable` was set, for the note
+  bool respect_gitignore = true;           // skip what .gitignore files ignore (discovery)
   PlacementSettings placement;             // ranking/narrowing by simulated placements
   CppSettings cpp;                         // LibTorch headers, compile_commands.json, PCH
   // Where absolute imports are looked for, in order (--search-path, then `search-path`), and

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "model/file_input.h"
+#include "model/did_you_mean.h"
 #include "model/paths.h"
 #include "rules/rule.h"
 
@@ -62,7 +63,8 @@ public:
     for (size_t i = 0; i < codes.size(); ++i) {
       std::string resolved = resolve_selector(codes[i]);
       if (resolved.empty())
-        fail(*array.get(i), key, "unknown rule selector `" + codes[i] + "`");
+        fail(*array.get(i), key,
+             "unknown rule selector `" + codes[i] + "`" + selector_suggestion(codes[i]));
       codes[i] = resolved; // a rule name selects its code
     }
     return codes;
@@ -72,56 +74,106 @@ public:
     ConfigFile config;
     config.path = path;
     config.directory = absolute_path(path).parent_path().lexically_normal().string();
+    read_keys(table, config, "");
+    // Ruff 0.2+ keeps the lint settings under `lint`: read after the top level, so they win.
+    if (const toml::node *lint = table.get("lint")) {
+      if (!lint->is_table())
+        fail(*lint, "lint", "expected a table of settings");
+      read_keys(*lint->as_table(), config, "lint.");
+    }
+    return config;
+  }
+
+private:
+  void read_keys(const toml::table &table, ConfigFile &config, const std::string &section) const {
     for (auto &&[key_node, node] : table) {
-      std::string key(key_node.str());
-      if (key == "select")
+      std::string key = section + std::string(key_node.str());
+      std::string name(key_node.str());
+      if (name == "lint" && section.empty())
+        continue; // read by read()
+      if (name == "select")
         config.select = selectors(node, key);
-      else if (key == "ignore")
+      else if (name == "ignore")
         config.ignore = selectors(node, key);
-      else if (key == "extend-select")
+      else if (name == "extend-select")
         config.extend_select = selectors(node, key);
-      else if (key == "exclude")
+      else if (name == "exclude")
         config.exclude = strings(node, key);
-      else if (key == "extend-exclude")
+      else if (name == "extend-exclude")
         config.extend_exclude = strings(node, key);
-      else if (key == "include")
+      else if (name == "include")
         config.include = strings(node, key);
-      else if (key == "no-split-modules")
+      else if (name == "no-split-modules")
         config.no_split_modules = strings(node, key);
-      else if (key == "skip-keys")
+      else if (name == "skip-keys")
         config.skip_keys = strings(node, key);
-      else if (key == "unfixable")
+      else if (name == "unfixable")
         config.unfixable = selectors(node, key);
-      else if (key == "unsafe-fixes")
+      else if (name == "fixable")
+        config.fixable = selectors(node, key);
+      else if (name == "extend-fixable")
+        for (std::string &code : selectors(node, key))
+          config.extend_fixable.push_back(std::move(code));
+      else if (name == "extend-unfixable")
+        for (std::string &code : selectors(node, key))
+          config.extend_unfixable.push_back(std::move(code));
+      else if (name == "unsafe-fixes")
         config.unsafe_fixes = boolean(node, key);
-      else if (key == "docs-url")
+      else if (name == "docs-url")
         config.docs_url = text(node, key);
-      else if (key == "report-unused-suppressions")
+      else if (name == "report-unused-suppressions")
         config.report_unused_suppressions = boolean(node, key);
-      else if (key == "search-path")
+      else if (name == "search-path")
         config.search_path = strings(node, key);
-      else if (key == "hand-made-maps")
+      else if (name == "hand-made-maps")
         config.hand_made_maps = boolean(node, key);
-      else if (key == "libtorch") {
+      else if (name == "libtorch") {
         if (!node.is_string())
           fail(node, key, "expected a directory (a string)");
         config.libtorch = *node.value<std::string>();
-      } else if (key == "per-file-ignores") {
+      } else if (name == "per-file-ignores" || name == "extend-per-file-ignores") {
         const toml::table *entries = node.as_table();
         if (!entries)
           fail(node, key, "expected a table of glob = [rule codes]");
         for (auto &&[glob, codes] : *entries)
           config.per_file_ignores.push_back(
               {std::string(glob.str()), selectors(codes, key + "." + std::string(glob.str()))});
+      } else if (name == "respect-gitignore") {
+        config.respect_gitignore = boolean(node, key);
       } else {
         throw ConfigError(path_, static_cast<uint32_t>(key_node.source().begin.line), prefix_ + key,
-                          "unknown key (see the README's Configuration section)");
+                          "unknown key" + did_you_mean(name, known_keys()) +
+                              " (see the README's Configuration section)");
       }
     }
-    return config;
   }
 
-private:
+  static const std::vector<std::string> &known_keys() {
+    static const std::vector<std::string> keys = {"select",
+                                                  "ignore",
+                                                  "extend-select",
+                                                  "exclude",
+                                                  "extend-exclude",
+                                                  "include",
+                                                  "no-split-modules",
+                                                  "skip-keys",
+                                                  "unfixable",
+                                                  "fixable",
+                                                  "extend-fixable",
+                                                  "extend-unfixable",
+                                                  "unsafe-fixes",
+                                                  "docs-url",
+                                                  "report-unused-suppressions",
+                                                  "search-path",
+                                                  "hand-made-maps",
+                                                  "libtorch",
+                                                  "per-file-ignores",
+                                                  "extend-per-file-ignores",
+                                                  "respect-gitignore",
+                                                  "lint"};
+    return keys;
+  }
+
   std::string path_;
   std::string prefix_; // "tool.devlint." in pyproject.toml
 };

@@ -21,18 +21,21 @@ public:
   std::string key;
 };
 
-// Every key is optional: what a file leaves out comes from the defaults and the command line.
+// Every key is optional. Ruff's 0.2+ layout works too: the same keys under `[tool.devlint.lint]`
+// (`[lint]` in devlint.toml), which win over the top level's.: what a file leaves out comes from
+// the defaults and the command line.
 struct ConfigFile {
   std::string path;
   std::string directory; // globs in the file are relative to it
   std::optional<std::vector<std::string>> select, ignore, extend_select, exclude, include,
-      no_split_modules, skip_keys, unfixable;
-  std::vector<std::string> extend_exclude;
+      no_split_modules, skip_keys, unfixable, fixable;
+  std::vector<std::string> extend_exclude, extend_fixable, extend_unfixable;
   std::vector<PerFileIgnore> per_file_ignores;
   std::optional<bool> unsafe_fixes, report_unused_suppressions;
-  std::optional<bool> hand_made_maps;  // also check models only hand-written maps split
-  std::optional<std::string> libtorch; // LibTorch's directory, relative to `directory`
-  std::optional<std::string> docs_url; // where the team hosts the rule docs (links in reports)
+  std::optional<bool> respect_gitignore; // skip what .gitignore files ignore (default: true)
+  std::optional<bool> hand_made_maps;    // also check models only hand-written maps split
+  std::optional<std::string> libtorch;   // LibTorch's directory, relative to `directory`
+  std::optional<std::string> docs_url;   // where the team hosts the rule docs (links in reports)
   std::optional<std::vector<std::string>> search_path; // directories for absolute imports
 };
 

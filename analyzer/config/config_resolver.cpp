@@ -9,6 +9,18 @@
 namespace devlint {
 namespace fs = std::filesystem;
 
+const std::vector<std::string> &default_exclude() {
+  static const std::vector<std::string> names = {
+      ".bzr",           ".devlint_cache", ".direnv",       ".eggs",
+      ".git",           ".git-rewrite",   ".hg",           ".ipynb_checkpoints",
+      ".mypy_cache",    ".nox",           ".pants.d",      ".pyenv",
+      ".pytest_cache",  ".pytype",        ".ruff_cache",   ".svn",
+      ".tox",           ".venv",          ".vscode",       "__pycache__",
+      "__pypackages__", "_build",         "buck-out",      "build",
+      "dist",           "node_modules",   "site-packages", "venv"};
+  return names;
+}
+
 ConfigResolver::ConfigResolver(CommandLineSettings command_line, ConfigDiscovery discovery,
                                const std::string &config_path)
     : command_line_(std::move(command_line)), discovery_(discovery) {
@@ -97,7 +109,7 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     if (config->select && config->extend_select) // with no `select`, every rule is on already
       append(o.selection.select, *config->extend_select);
     o.selection.ignore = config->ignore.value_or(std::vector<std::string>{});
-    o.exclude = config->exclude.value_or(std::vector<std::string>{});
+    o.exclude = config->exclude.value_or(default_exclude());
     append(o.exclude, config->extend_exclude);
     o.include = config->include.value_or(std::vector<std::string>{});
     o.per_file_ignores = config->per_file_ignores;
@@ -107,7 +119,12 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     o.report_unused_suppressions = config->report_unused_suppressions.value_or(false);
     o.overrides.hand_made_maps = config->hand_made_maps.value_or(false);
     o.unfixable = config->unfixable.value_or(std::vector<std::string>{});
+    append(o.unfixable, config->extend_unfixable);
+    o.fixable = config->fixable.value_or(std::vector<std::string>{});
+    if (config->fixable) // with no `fixable`, every rule's fixes are offered already
+      append(o.fixable, config->extend_fixable);
     o.unfixable_source = config->path;
+    o.respect_gitignore = config->respect_gitignore.value_or(true);
     // Relative to the configuration file, searched after --search-path.
     for (const std::string &p : config->search_path.value_or(std::vector<std::string>{}))
       config_search_paths.push_back(
@@ -121,6 +138,18 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
   if (!o.selection.select.empty())
     append(o.selection.select, cli.extend_select);
   append(o.selection.ignore, cli.ignore);
+  if (cli.fixable) {
+    o.fixable = *cli.fixable;
+    o.unfixable_source = "the command line";
+  }
+  if (!o.fixable.empty())
+    append(o.fixable, cli.extend_fixable);
+  if (!cli.unfixable.empty()) {
+    append(o.unfixable, cli.unfixable);
+    o.unfixable_source = "the command line";
+  }
+  if (cli.respect_gitignore)
+    o.respect_gitignore = *cli.respect_gitignore;
   append(o.overrides.extra_no_split_modules, cli.no_split_modules);
   append(o.overrides.extra_skip_keys, cli.skip_keys);
   if (cli.report_unused_suppressions)

@@ -19,7 +19,11 @@ struct CommandLineSettings {
   std::optional<std::vector<std::string>> select; // replaces the file's `select`
   std::vector<std::string> extend_select, ignore, no_split_modules, skip_keys;
   std::optional<bool> report_unused_suppressions, unsafe_fixes;
-  bool hand_made_maps = false; // --hand-made-maps
+  // --fixable replaces the file's `fixable`; --extend-fixable and --unfixable add.
+  std::optional<std::vector<std::string>> fixable;
+  std::vector<std::string> extend_fixable, unfixable;
+  std::optional<bool> respect_gitignore; // --respect-gitignore / --no-respect-gitignore
+  bool hand_made_maps = false;           // --hand-made-maps
   // --exclude replaces the file's `exclude`; --extend-exclude and --per-file-ignores add. Their
   // globs are absolute where they contain a `/` (relative to where devlint was started).
   std::optional<std::vector<std::string>> exclude;

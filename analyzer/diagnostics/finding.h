@@ -60,7 +60,10 @@ struct Finding {
   std::vector<OperandOrigin> operand_origins; // moved operand first, then the anchor
 };
 
-enum class Severity { Warning, Error };
+// What a diagnostic means for the run (README, "Exit codes"). Warning: printed on stderr only.
+// Error: an input that could not be checked (wholly): in every report format, exit code 2.
+// InvalidSyntax: code that does not parse: in every report format like a finding, exit code 1.
+enum class Severity { Warning, Error, InvalidSyntax };
 
 // A problem with the input itself (unreadable path, syntax error, binary file).
 struct Diagnostic {

@@ -29,22 +29,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Lowers one file; with `diagnostics` (a reported file), its syntax errors and code nested too
-// deep to analyze become warnings.
+// Lowers one file; with `diagnostics` (a reported file), each syntax error becomes an
+// invalid-syntax diagnostic (the run fails, as in Ruff) and code nested too deep to analyze a
+// warning. Unlike Ruff, the parts of the file that parse are still analyzed, and the message
+// says so.
 std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
                                          std::vector<Diagnostic> *diagnostics) {
-  std::unique_ptr<SyntaxFile> syntax = lower_python(source);
-  if (diagnostics && !syntax->syntax_errors.empty()) {
-    const SourceRange &r = syntax->syntax_errors.front();
-    Diagnostic d;
-    d.severity = Severity::Warning;
-    d.path = source.display_path;
-    d.line = r.line;
-    d.column = r.column;
-    d.message = "syntax error; analyzed the parts of the file that parse (" +
-                std::to_string(syntax->syntax_errors.size()) + " error region(s))";
-    diagnostics->push_back(d);
-  }
+  std::vector<SyntaxErrorNote> errors;
+  std::unique_ptr<SyntaxFile> syntax = lower_python(source, diagnostics ? &errors : nullptr);
+  if (diagnostics)
+    for (const SyntaxErrorNote &error : errors)
+      diagnostics->push_back({Severity::InvalidSyntax, source.display_path, error.range.line,
+                              error.range.column,
+                              error.message + " (devlint checked the parts that parse)"});
   if (diagnostics && !syntax->too_deep.empty()) {
     const SourceRange &r = syntax->too_deep.front();
     diagnostics->push_back({Severity::Warning, source.display_path, r.line, r.column,
@@ -206,6 +203,8 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
                                      const std::vector<const SourceFile *> &reported,
                                      const CheckOptions &options,
                                      std::vector<Diagnostic> *diagnostics) {
+  // A fix is offered when its rule is `fixable` (empty: every rule) and not `unfixable`.
+  RuleSelection fix_offered{options.fixable, options.unfixable};
   RuleSelection unfixable{options.unfixable, {}};
   std::vector<Finding> out;
   for (const SourceFile *file : reported) {
@@ -222,10 +221,12 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
                              [&](std::string_view code) { return ignore_only.enabled(code); },
                              options.report_unused_suppressions};
     for (Finding &f : apply_suppressions(std::move(own), *file, policy, diagnostics)) {
-      if (f.fix && !options.unfixable.empty() && unfixable.enabled(f.code)) {
+      if (f.fix && !fix_offered.enabled(f.code)) {
+        bool by_unfixable = !options.unfixable.empty() && unfixable.enabled(f.code);
         f.fix.reset();
         f.no_fix_reason =
-            "fixes for " + f.code + " are turned off by `unfixable`" +
+            "fixes for " + f.code +
+            (by_unfixable ? " are turned off by `unfixable`" : " are not in `fixable`") +
             (options.unfixable_source.empty() ? "" : " in " + options.unfixable_source);
       }
       out.push_back(std::move(f));

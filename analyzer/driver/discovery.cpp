@@ -2,23 +2,19 @@
 
 #include <algorithm>
 
+#include "driver/gitignore.h"
 #include "driver/path_patterns.h"
 #include "driver/source_reading.h"
 #include "frontend/cpp/compile_flags.h"
 #include "frontend/cpp/cpp_frontend.h"
 #include "model/file_access.h"
 #include "model/file_input.h"
+#include "model/paths.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool skipped_directory(const fs::path &p) {
-  std::string name = p.filename().string();
-  return (name.size() > 1 && name[0] == '.') || name == "__pycache__" || name == "node_modules" ||
-         name == "site-packages" || name == "venv" || name == "build";
-}
 
 // The default `include`: files named like transformers' model files, and any other Python file
 // that uses torch (it may define an nn.Module, or place one, as scripts do for DL008). Other
@@ -95,10 +91,17 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
       // An explicit walk rather than recursive_directory_iterator: every directory that cannot
       // be listed is reported (not skipped), and symlinked directories are not followed, so a
       // symlink loop cannot make it run forever.
-      std::vector<fs::path> pending{fs::path(path)};
+      // Each directory to walk with the .gitignore files in force there.
+      const CheckOptions &root_options = options_for(fs::path(path));
+      std::vector<std::pair<fs::path, GitignoreChain>> pending{
+          {fs::path(path), root_options.respect_gitignore
+                               ? enclosing_gitignores(path, result.diagnostics)
+                               : GitignoreChain{}}};
       while (!pending.empty()) {
-        fs::path directory = std::move(pending.back());
+        auto [directory, gitignores] = std::move(pending.back());
         pending.pop_back();
+        if (options_for(directory).respect_gitignore)
+          gitignores = with_gitignore_of(gitignores, directory, result.diagnostics);
         fs::directory_iterator it(directory, ec), end;
         if (ec) {
           cannot(directory.string(), "not checked: cannot list the directory: " + ec.message());
@@ -122,15 +125,18 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
           fs::path entry = item.path().lexically_normal();
           const CheckOptions &here = options_for(entry.parent_path());
           fs::file_status own = item.symlink_status(ec);
-          if (!ec && fs::is_directory(own)) {
-            if (!skipped_directory(entry) &&
-                !any_glob_matches(here.exclude, entry.string(), here.base_directory))
+          bool is_directory = !ec && fs::is_directory(own);
+          ec.clear();
+          bool ignored =
+              here.respect_gitignore && !gitignores.empty() &&
+              gitignored(gitignores, absolute_path(entry).lexically_normal(), is_directory);
+          if (is_directory) {
+            if (!ignored && !any_glob_matches(here.exclude, entry.string(), here.base_directory))
               subdirectories.push_back(entry);
             continue;
           }
-          ec.clear();
           bool cpp = is_cpp_source_path(entry.string());
-          if ((entry.extension() != ".py" && !cpp) ||
+          if ((entry.extension() != ".py" && !cpp) || ignored ||
               any_glob_matches(here.exclude, entry.string(), here.base_directory))
             continue;
           fs::file_status target = item.status(ec);
@@ -161,7 +167,8 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
           if (!by_name)
             job.by_content.insert(entry.string());
         }
-        pending.insert(pending.end(), subdirectories.rbegin(), subdirectories.rend());
+        for (auto sub = subdirectories.rbegin(); sub != subdirectories.rend(); ++sub)
+          pending.emplace_back(*sub, gitignores);
       }
     } else {
       fs::path p = fs::path(path).lexically_normal();

@@ -25,18 +25,27 @@ bool path_glob(const std::string &pattern, const std::string &path) {
 
 } // namespace
 
+bool path_glob_matches(const std::string &pattern, const std::string &relative_path) {
+  return path_glob(pattern, relative_path);
+}
+
 bool glob_matches(const std::string &pattern, const std::string &path,
                   const std::string &base_directory) {
   if (pattern.empty())
     return false;
   fs::path absolute = absolute_path(path).lexically_normal();
+  fs::path base = absolute_path(base_directory.empty() ? "." : base_directory).lexically_normal();
   if (pattern.find('/') == std::string::npos) {
-    for (const fs::path &component : absolute)
+    // A name matches below the configuration's directory (or the current one), never above it:
+    // `build` must not exclude a whole project cloned into ~/build/.
+    fs::path below = absolute.lexically_relative(base);
+    if (below.empty() || below.begin()->string() == "..")
+      below = absolute.filename();
+    for (const fs::path &component : below)
       if (fnmatch(pattern.c_str(), component.c_str(), 0) == 0)
         return true;
     return false;
   }
-  fs::path base = absolute_path(base_directory.empty() ? "." : base_directory).lexically_normal();
   std::string relative = absolute.lexically_relative(base).generic_string();
   std::string p = pattern.rfind("./", 0) == 0 ? pattern.substr(2) : pattern;
   if (!p.empty() && p.back() == '/')

@@ -108,6 +108,14 @@ uint32_t position_from(const json &j) {
   return static_cast<uint32_t>(value);
 }
 
+// Throws unless `j` names a Severity.
+Severity severity_from(const json &j) {
+  uint32_t value = position_from(j);
+  if (value > static_cast<uint32_t>(Severity::InvalidSyntax))
+    throw std::out_of_range("severity");
+  return static_cast<Severity>(value);
+}
+
 SourceRange range_from(const json &j) {
   if (!j.is_array() || j.size() != 6)
     throw std::invalid_argument("range");
@@ -156,6 +164,7 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
   key.add(options.base_directory);
   key.add(options.report_unused_suppressions ? 1 : 0);
   add_strings(key, options.unfixable);
+  add_strings(key, options.fixable);
   key.add(options.unfixable_source);
   const PlacementSettings &placement = options.placement;
   key.add(placement.enabled ? 1 : 0)
@@ -400,7 +409,7 @@ std::optional<json> findings_json(const std::vector<Finding> &findings,
 json diagnostics_json(const std::vector<Diagnostic> &diagnostics) {
   json out = json::array();
   for (const Diagnostic &d : diagnostics)
-    out.push_back({{"error", d.severity == Severity::Error},
+    out.push_back({{"severity", static_cast<int>(d.severity)},
                    {"path", text_json(d.path)},
                    {"line", d.line},
                    {"column", d.column},
@@ -411,9 +420,9 @@ json diagnostics_json(const std::vector<Diagnostic> &diagnostics) {
 std::vector<Diagnostic> diagnostics_from(const json &array) {
   std::vector<Diagnostic> out;
   for (const json &j : array)
-    out.push_back({j.at("error").get<bool>() ? Severity::Error : Severity::Warning,
-                   text_from(j.at("path")), position_from(j.at("line")),
-                   position_from(j.at("column")), text_from(j.at("message"))});
+    out.push_back({severity_from(j.at("severity")), text_from(j.at("path")),
+                   position_from(j.at("line")), position_from(j.at("column")),
+                   text_from(j.at("message"))});
   return out;
 }
 

@@ -245,6 +245,25 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
     at = std::max(end, at + 1);
   }
   if (!cpp) {
+    // flake8's file-level `# flake8: noqa` on a line of its own exempts the whole file, as Ruff
+    // honours it (with codes, only those). It is flake8's, so DL900 leaves it alone.
+    for (size_t at = body.find('#'); comment.own_line && at != std::string_view::npos;
+         at = body.find('#', at + 1)) {
+      size_t i = skip_blanks(body, at + 1);
+      bool flake8 = true;
+      for (char c : std::string_view("flake8:"))
+        flake8 &= i < body.size() && std::tolower(static_cast<unsigned char>(body[i++])) == c;
+      i = skip_blanks(body, i);
+      if (!flake8 || !(starts_with_at(body, i, "noqa") || starts_with_at(body, i, "NOQA")) ||
+          (i + 4 < body.size() && is_word(body[i + 4])))
+        continue;
+      i += 4;
+      std::vector<std::string> codes;
+      size_t end = i;
+      if (i < body.size() && body[i] == ':')
+        end = scan_codes(body, skip_blanks(body, i + 1), flake8_code_end, codes);
+      add(Suppression::Scope::File, at, std::max(end, i) - at, std::move(codes), true);
+    }
     // flake8/Ruff-style `# noqa` and `# noqa: CODE, CODE`.
     for (size_t at = body.find('#'); at != std::string_view::npos; at = body.find('#', at)) {
       size_t i = skip_blanks(body, at + 1);

@@ -39,7 +39,17 @@ std::string escape_property(const std::string &text) {
 
 } // namespace
 
-void render_github(std::ostream &out, const std::vector<Finding> &findings, const RenderOptions &) {
+void render_github(std::ostream &out, const std::vector<Finding> &findings,
+                   const RenderOptions &options) {
+  for (const Diagnostic &d : options.diagnostics) {
+    std::string where = d.line ? ":" + std::to_string(d.line) + ":" + std::to_string(d.column) : "";
+    out << "::error file=" << escape_property(d.path);
+    if (d.line)
+      out << ",line=" << d.line << ",col=" << d.column;
+    out << ",title=" << escape_property(diagnostic_name(d))
+        << "::" << escape_data(d.path + where + ": " + diagnostic_name(d) + ": " + d.message)
+        << "\n";
+  }
   for (const Finding &f : findings) {
     out << (f.level == FindingLevel::Warning ? "::warning" : "::error")
         << " file=" << escape_property(f.file->display_path) << ",line=" << f.range.line

@@ -1,6 +1,10 @@
 // `junit`: JUnit XML, which most CI systems show as test results: one test suite per file, one
 // failing test case per finding, whatever its rank (warnings say so in the text); a run without
-// findings is one passing test case.
+// findings is one passing test case. Input diagnostics (invalid syntax, files not checked) fail
+// like findings.
+
+#include <algorithm>
+#include <map>
 
 #include "model/utf8.h"
 #include "render/renderer.h"
@@ -48,38 +52,53 @@ std::string escape_xml(const std::string &raw) {
 
 } // namespace
 
-void render_junit(std::ostream &out, const std::vector<Finding> &findings, const RenderOptions &) {
+void render_junit(std::ostream &out, const std::vector<Finding> &findings,
+                  const RenderOptions &options) {
+  // One failing test case per finding and per reported input diagnostic, grouped by file (in
+  // path order, as findings arrive).
+  struct Case {
+    std::string name, type, message, text;
+    uint32_t line = 0;
+  };
+  std::map<std::string, std::vector<Case>> files;
+  for (const Diagnostic &d : options.diagnostics) {
+    std::string where = d.line ? std::to_string(d.line) + ":" + std::to_string(d.column) : "";
+    std::string name = diagnostic_name(d);
+    files[d.path].push_back(
+        {name + (where.empty() ? "" : " at " + where), name, d.message,
+         d.path + (where.empty() ? "" : ":" + where) + ": " + name + ": " + d.message, d.line});
+  }
+  for (const Finding &f : findings) {
+    std::string where = std::to_string(f.range.line) + ":" + std::to_string(f.range.column);
+    files[f.file->display_path].push_back(
+        {f.code + " (" + f.rule_name + ") at " + where, f.code, f.message,
+         f.file->display_path + ":" + where + ": " + f.code + " " +
+             (f.level == FindingLevel::Warning ? "(warning) " : "") + f.message +
+             (f.placement.empty() ? "" : "\nplacement: " + f.placement),
+         f.range.line});
+  }
+  size_t failures = findings.size() + options.diagnostics.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  size_t tests = findings.empty() ? 1 : findings.size();
-  out << "<testsuites name=\"devlint\" tests=\"" << tests << "\" failures=\"" << findings.size()
-      << "\" errors=\"0\">\n";
-  if (findings.empty()) {
+  out << "<testsuites name=\"devlint\" tests=\"" << std::max<size_t>(failures, 1)
+      << "\" failures=\"" << failures << "\" errors=\"0\">\n";
+  if (failures == 0) {
     out << "  <testsuite name=\"devlint\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
         << "    <testcase name=\"No findings\" classname=\"devlint\"/>\n"
         << "  </testsuite>\n</testsuites>\n";
     return;
   }
-  // Findings arrive sorted by path, so each file's findings are contiguous.
-  size_t i = 0;
-  while (i < findings.size()) {
-    const std::string &path = findings[i].file->display_path;
-    size_t end = i;
-    while (end < findings.size() && findings[end].file->display_path == path)
-      ++end;
+  for (const auto &[path, cases] : files) {
     std::string file = escape_xml(path);
-    out << "  <testsuite name=\"" << file << "\" tests=\"" << end - i << "\" failures=\"" << end - i
-        << "\" errors=\"0\">\n";
-    for (; i < end; ++i) {
-      const Finding &f = findings[i];
-      std::string where = std::to_string(f.range.line) + ":" + std::to_string(f.range.column);
-      out << "    <testcase name=\"" << escape_xml(f.code + " (" + f.rule_name + ") at " + where)
-          << "\" classname=\"" << file << "\" file=\"" << file << "\" line=\"" << f.range.line
-          << "\">\n"
-          << "      <failure message=\"" << escape_xml(f.message) << "\" type=\"" << f.code << "\">"
-          << escape_xml(path + ":" + where + ": " + f.code + " " +
-                        (f.level == FindingLevel::Warning ? "(warning) " : "") + f.message +
-                        (f.placement.empty() ? "" : "\nplacement: " + f.placement))
-          << "</failure>\n"
+    out << "  <testsuite name=\"" << file << "\" tests=\"" << cases.size() << "\" failures=\""
+        << cases.size() << "\" errors=\"0\">\n";
+    for (const Case &c : cases) {
+      out << "    <testcase name=\"" << escape_xml(c.name) << "\" classname=\"" << file
+          << "\" file=\"" << file << "\"";
+      if (c.line)
+        out << " line=\"" << c.line << "\"";
+      out << ">\n"
+          << "      <failure message=\"" << escape_xml(c.message) << "\" type=\""
+          << escape_xml(c.type) << "\">" << escape_xml(c.text) << "</failure>\n"
           << "    </testcase>\n";
     }
     out << "  </testsuite>\n";

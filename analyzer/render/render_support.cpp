@@ -106,4 +106,26 @@ nlohmann::json finding_json(const Finding &f, const std::string &fingerprint,
       {"fingerprint", fingerprint}};
 }
 
+std::string diagnostic_fingerprint(const Diagnostic &d) {
+  return hex(fnv1a(std::string(diagnostic_name(d)) + '\0' + d.path + '\0' + d.message));
+}
+
+nlohmann::json diagnostic_json(const Diagnostic &d) {
+  nlohmann::json location = {{"row", d.line}, {"column", d.column}};
+  return {{"code", nullptr},
+          {"rule", diagnostic_name(d)},
+          {"message", d.message},
+          {"filename", d.path},
+          {"location", location},
+          {"end_location", location},
+          {"origins", nlohmann::json::array()},
+          {"why", ""},
+          {"level", "error"},
+          {"placement", nullptr},
+          {"fix", nullptr},
+          {"no_fix_reason", nullptr},
+          {"url", nullptr},
+          {"fingerprint", diagnostic_fingerprint(d)}};
+}
+
 } // namespace devlint

@@ -30,4 +30,11 @@ std::vector<std::string> fingerprints(const std::vector<Finding> &findings);
 nlohmann::json finding_json(const Finding &f, const std::string &fingerprint,
                             const RenderOptions &options);
 
+// The `json` / `json-lines` object of a reported input diagnostic: the keys of a finding's, with
+// `"code": null` (as Ruff reports a syntax error) and the diagnostic's name as the rule.
+nlohmann::json diagnostic_json(const Diagnostic &d);
+
+// A stable fingerprint for a reported input diagnostic (its name, path and message).
+std::string diagnostic_fingerprint(const Diagnostic &d);
+
 } // namespace devlint

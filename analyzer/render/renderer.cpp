@@ -1,6 +1,9 @@
 // Picks the renderer for an output format.
 #include "render/renderer.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "rules/rule.h"
 
 namespace devlint {
@@ -32,6 +35,28 @@ std::string output_format_names() {
   for (const FormatName &f : kFormats)
     names += (names.empty() ? "" : ", ") + std::string(f.name);
   return names;
+}
+
+std::vector<Diagnostic> reported_diagnostics(std::vector<Diagnostic> diagnostics) {
+  diagnostics.erase(
+      std::remove_if(diagnostics.begin(), diagnostics.end(),
+                     [](const Diagnostic &d) { return d.severity == Severity::Warning; }),
+      diagnostics.end());
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic &a, const Diagnostic &b) {
+                     return std::tie(a.path, a.line, a.column) < std::tie(b.path, b.line, b.column);
+                   });
+  return diagnostics;
+}
+
+const char *diagnostic_name(const Diagnostic &d) {
+  return d.severity == Severity::InvalidSyntax ? "invalid-syntax" : "not-checked";
+}
+
+size_t invalid_syntax_count(const std::vector<Diagnostic> &diagnostics) {
+  return static_cast<size_t>(
+      std::count_if(diagnostics.begin(), diagnostics.end(),
+                    [](const Diagnostic &d) { return d.severity == Severity::InvalidSyntax; }));
 }
 
 bool fix_available(const Finding &f, const RenderOptions &options) {

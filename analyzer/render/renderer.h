@@ -32,7 +32,19 @@ struct RenderOptions {
   // Where a team hosts the rule docs (`docs-url`): a URL with `{code}` or `{name}` in it, or a
   // base that `/<CODE>.md` is appended to. Empty: no links at all (devlint has no public home).
   std::string docs_url;
+  // The input diagnostics every format reports beside the findings (reported_diagnostics).
+  std::vector<Diagnostic> diagnostics;
 };
+
+// Which input diagnostics the reports show, in a stable order (by path and position): invalid
+// syntax and inputs that could not be checked. Warnings stay on stderr. The one place that
+// decides; every renderer prints what it returns.
+std::vector<Diagnostic> reported_diagnostics(std::vector<Diagnostic> diagnostics);
+// A reported diagnostic's name, where a finding has its rule: "invalid-syntax" or "not-checked".
+// Neither is a rule code: neither can be selected, ignored or suppressed (as Ruff's syntax errors).
+const char *diagnostic_name(const Diagnostic &d);
+// How many reported diagnostics are invalid syntax (they count as errors in the summary).
+size_t invalid_syntax_count(const std::vector<Diagnostic> &diagnostics);
 
 void render_full(std::ostream &out, const std::vector<Finding> &findings,
                  const RenderOptions &options);

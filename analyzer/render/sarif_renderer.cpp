@@ -176,6 +176,28 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
 
   std::vector<std::string> prints = fingerprints(findings);
   json results = json::array();
+  // Input diagnostics belong to no rule (as Ruff's syntax errors): invalid syntax is a result
+  // without a ruleId; an input that could not be checked is a notification of the invocation,
+  // which then did not succeed.
+  json notifications = json::array();
+  for (const Diagnostic &d : options.diagnostics) {
+    json location = {{"artifactLocation", artifact(d.path)}};
+    if (d.line)
+      location["region"] = {{"startLine", d.line},
+                            {"startColumn", std::max<uint32_t>(d.column, 1)}};
+    if (d.severity == Severity::InvalidSyntax)
+      results.push_back(
+          {{"kind", "fail"},
+           {"level", "error"},
+           {"message", message(std::string(diagnostic_name(d)) + ": " + d.message)},
+           {"locations", {{{"physicalLocation", location}}}},
+           {"partialFingerprints", {{"devlintInput/v1", diagnostic_fingerprint(d)}}}});
+    else
+      notifications.push_back({{"level", "error"},
+                               {"message", message(d.message)},
+                               {"descriptor", {{"id", diagnostic_name(d)}}},
+                               {"locations", {{{"physicalLocation", location}}}}});
+  }
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding &f = findings[i];
     json result = {
@@ -231,6 +253,9 @@ void render_sarif(std::ostream &out, const std::vector<Finding> &findings,
               {"artifacts", artifacts},
               {"results", results},
               {"columnKind", "unicodeCodePoints"}};
+  if (!notifications.empty() || options.run_failed)
+    run["invocations"] = json::array(
+        {{{"executionSuccessful", false}, {"toolExecutionNotifications", notifications}}});
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", {run}}};

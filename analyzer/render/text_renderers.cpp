@@ -34,11 +34,21 @@ void header(std::ostream &out, const Finding &f, const RenderOptions &options, c
   out << printable(f.message) << "\n";
 }
 
+// An input diagnostic, as a finding's first line: `path:line:column: invalid-syntax: message`.
+void diagnostic_header(std::ostream &out, const Diagnostic &d, const Palette &p) {
+  out << p.bold << d.path << p.reset << p.cyan << ":" << p.reset;
+  if (d.line)
+    out << d.line << p.cyan << ":" << p.reset << d.column << p.cyan << ":" << p.reset;
+  out << " " << p.red << p.bold << diagnostic_name(d) << p.reset << ": " << d.message << "\n";
+}
+
 } // namespace
 
 void render_concise(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options) {
   Palette p(options.color);
+  for (const Diagnostic &d : options.diagnostics)
+    diagnostic_header(out, d, p);
   for (const Finding &f : findings)
     header(out, f, options, p);
 }
@@ -46,6 +56,10 @@ void render_concise(std::ostream &out, const std::vector<Finding> &findings,
 void render_full(std::ostream &out, const std::vector<Finding> &findings,
                  const RenderOptions &options) {
   Palette p(options.color);
+  for (const Diagnostic &d : options.diagnostics) {
+    diagnostic_header(out, d, p);
+    out << "\n";
+  }
   for (const Finding &f : findings) {
     header(out, f, options, p);
     uint32_t first = f.range.line > 1 ? f.range.line - 1 : f.range.line;
@@ -90,7 +104,8 @@ void render_full(std::ostream &out, const std::vector<Finding> &findings,
 
 void render_summary(std::ostream &out, const std::vector<Finding> &findings,
                     const RenderOptions &options) {
-  if (findings.empty() && options.fixed == 0) {
+  size_t syntax_errors = invalid_syntax_count(options.diagnostics);
+  if (findings.empty() && options.fixed == 0 && syntax_errors == 0) {
     if (options.files_not_checked)
       out << "No findings in the files checked, but " << options.files_not_checked
           << (options.files_not_checked == 1 ? " file" : " files")
@@ -105,11 +120,15 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   }
   size_t fixable = std::count_if(findings.begin(), findings.end(),
                                  [&](const Finding &f) { return fix_available(f, options); });
-  size_t total = findings.size() + options.fixed;
+  size_t remaining = findings.size() + syntax_errors;
+  size_t total = remaining + options.fixed;
   out << "Found " << total << (total == 1 ? " error" : " errors");
   if (options.fixed) // as Ruff: "Found 3 errors (2 fixed, 1 remaining)."
-    out << " (" << options.fixed << " fixed, " << findings.size() << " remaining)";
+    out << " (" << options.fixed << " fixed, " << remaining << " remaining)";
   out << ".\n";
+  if (syntax_errors)
+    out << syntax_errors << (syntax_errors == 1 ? " of them is" : " of them are")
+        << " invalid syntax (devlint checked the parts of those files that parse).\n";
   size_t warnings = std::count_if(findings.begin(), findings.end(), [](const Finding &f) {
     return f.level == FindingLevel::Warning;
   });

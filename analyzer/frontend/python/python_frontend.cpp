@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/python/python_syntax_errors.h"
+
 extern "C" const TSLanguage *tree_sitter_python(void);
 
 namespace devlint {
@@ -244,16 +246,6 @@ public:
       else if (s->kind == StmtKind::FunctionDef)
         out_.functions.push_back(s->function);
     }
-  }
-
-  void collect_errors(TSNode node, int depth) {
-    if (!ts_node_has_error(node) || depth > kMaxDepth)
-      return;
-    if (kind(node) == Sym::Error || ts_node_is_missing(node)) {
-      out_.syntax_errors.push_back(range(node));
-      return;
-    }
-    for_each_child(node, [&](TSNode c) { collect_errors(c, depth + 1); });
   }
 
 private:
@@ -933,6 +925,11 @@ struct ParserDeleter {
 } // namespace
 
 std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
+  return lower_python(source, nullptr);
+}
+
+std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source,
+                                         std::vector<SyntaxErrorNote> *errors) {
   // One parser per thread: parsers are not thread-safe, but cheap to keep.
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
     std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
@@ -971,7 +968,11 @@ std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
   Lowering lowering(source, *out);
   TSNode root = ts_tree_root_node(tree);
   lowering.lower_module(root);
-  lowering.collect_errors(root, 0);
+  std::vector<SyntaxErrorNote> found = find_python_syntax_errors(root, source.text);
+  for (const SyntaxErrorNote &error : found)
+    out->syntax_errors.push_back(error.range);
+  if (errors)
+    *errors = std::move(found);
   ts_tree_delete(tree);
   return out;
 }
