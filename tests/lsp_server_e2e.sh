@@ -45,6 +45,95 @@ assert code == 1, code                                        # the client went 
 print("ok: the server answers protocol errors and keeps serving; exit codes as the spec says")
 PY
 
+# Versioned diagnostics and coalesced bursts (issue 27): each publishDiagnostics carries the
+# version it was computed for; changes that arrive together (all of them already waiting on stdin,
+# a file here, as fast typing queues them) are analyzed once, at the last version.
+python3 - "$devlint" "$source_dir/tests/data/modeling_tiny.py" "$tmp" <<'PY' || exit 1
+import json, os, select, subprocess, sys
+devlint, model, tmp = sys.argv[1:4]
+path = os.path.join(tmp, "versions", "modeling_tiny.py")
+os.makedirs(os.path.dirname(path))
+text = open(model).read()
+open(path, "w").write(text)
+uri = "file://" + path
+def frame(o):
+    body = json.dumps(o).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+def parse(out):
+    replies = []
+    while out:
+        header, _, rest = out.partition(b"\r\n\r\n")
+        length = int(header.split(b":")[1])
+        replies.append(json.loads(rest[:length]))
+        out = rest[length:]
+    return replies
+def version_text(v):  # each version moves the finding down by one line
+    return "\n" * (v - 1) + text
+def change(v):
+    return {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": version_text(v)}]}}
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+opened = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+    "uri": uri, "languageId": "python", "version": 1, "text": version_text(1)}}}
+finding_line = [l.startswith("                presents = torch.cat") for l in text.split("\n")].index(True)
+
+# A burst: the open and five changes wait on stdin before the server reads any of them.
+with open(os.path.join(tmp, "burst.lsp"), "wb") as f:
+    f.write(b"".join(frame(m) for m in [init, opened] + [change(v) for v in range(2, 7)] + [
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]))
+with open(os.path.join(tmp, "burst.lsp"), "rb") as stdin:
+    r = subprocess.run([devlint, "server"], stdin=stdin, capture_output=True, timeout=60, cwd=tmp)
+published = [m["params"] for m in parse(r.stdout) if m.get("method") == "textDocument/publishDiagnostics"]
+assert r.returncode == 0, r
+assert [p.get("version") for p in published] == [6], [p.get("version") for p in published]
+lines = [d["range"]["start"]["line"] for d in published[0]["diagnostics"] if d["code"] == "DL001"]
+assert lines == [finding_line + 5], (lines, finding_line)
+print("ok: a burst of five changes is analyzed once, at the last version, and says so")
+
+# One change at a time, each waiting for its diagnostics: every version is published with it.
+server = subprocess.Popen([devlint, "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp)
+buffer = b""
+def receive():
+    global buffer
+    while True:
+        replies = []
+        try:
+            header, sep, rest = buffer.partition(b"\r\n\r\n")
+            if sep and len(rest) >= int(header.split(b":")[1]):
+                length = int(header.split(b":")[1])
+                buffer = rest[length:]
+                return json.loads(rest[:length])
+        except ValueError:
+            pass
+        assert select.select([server.stdout], [], [], 60)[0], "no answer in 60 s"
+        chunk = os.read(server.stdout.fileno(), 65536)
+        assert chunk, "the server closed its output"
+        buffer += chunk
+def publish():
+    while True:
+        m = receive()
+        if m.get("method") == "textDocument/publishDiagnostics":
+            return m["params"]
+def send(m):
+    server.stdin.write(frame(m))
+    server.stdin.flush()
+send(init)
+send(opened)
+got = publish()
+assert got.get("version") == 1 and [d["range"]["start"]["line"] for d in got["diagnostics"]] == [finding_line], got
+for v in (2, 3):
+    send(change(v))
+    got = publish()
+    assert got.get("version") == v, got
+    assert [d["range"]["start"]["line"] for d in got["diagnostics"]] == [finding_line + v - 1], got
+send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+while receive().get("id") != 2:
+    pass
+send({"jsonrpc": "2.0", "method": "exit"})
+assert server.wait(timeout=60) == 0
+print("ok: publishDiagnostics carries the version of each change it answers")
+PY
+
 # Search paths as `devlint check` has them: the Python environment's ($DEVLINT_PYTHON stands in
 # for python3) unless `isolated`, and `searchPaths` from initializationOptions.
 cp -r "$source_dir/tests/data/search_path" "$tmp/search_path"

@@ -255,8 +255,12 @@ int main(int argc, char **argv) {
   if (devmap->parsed())
     return devlint::run_devmap(devmap_flags);
 
-  if (server->parsed())
+  if (server->parsed()) {
+    // std::cin then buffers on its own and can tell the server what input already waits (so that
+    // a burst of changes is analyzed once).
+    std::ios::sync_with_stdio(false);
     return devlint::run_language_server(std::cin, std::cout);
+  }
   if (clean->parsed())
     return clean_project_cache(clean_cache_dir);
   if (rule->parsed()) {

@@ -126,12 +126,19 @@ public:
       std::string method = message.value("method", "");
       if (method == "exit")
         return shutdown_ ? 0 : 1;
+      // A request is answered from the documents as the client last sent them.
+      if (message.contains("id"))
+        analyze_pending();
       try {
         dispatch(message, method);
       } catch (const std::exception &e) { // a malformed request: answer it, keep serving
         if (message.contains("id"))
           respond_error(message["id"], kInvalidRequest, e.what());
       }
+      // Bursts (fast typing) are coalesced: while more messages wait, changes only update the
+      // text; each changed document is analyzed once, at its latest version.
+      if (!more_input_waiting())
+        analyze_pending();
     }
   }
 
@@ -139,7 +146,9 @@ private:
   struct Document {
     std::string path;
     std::string text;
-    CheckResult result; // the last analysis; its findings point into result.files
+    json version;         // the client's version of `text` (null when it sent none)
+    bool pending = false; // changed since the last analysis
+    CheckResult result;   // the last analysis; its findings point into result.files
   };
 
   std::istream &in_;
@@ -147,6 +156,16 @@ private:
   bool initialized_ = false, shutdown_ = false;
   EditorSettings settings_;
   std::map<std::string, Document> documents_; // by URI
+
+  // Whether a message has already arrived (buffered, or readable on the pipe: libstdc++'s
+  // showmanyc asks the descriptor), so that analyzing now would analyze a stale text.
+  bool more_input_waiting() { return in_.rdbuf()->in_avail() > 0; }
+
+  void analyze_pending() {
+    for (auto &[uri, doc] : documents_)
+      if (doc.pending)
+        analyze(uri);
+  }
 
   void send(const json &message) {
     std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -196,8 +215,8 @@ private:
       std::string language = doc.value("languageId", "");
       if (language != "python" && fs::path(uri_to_path(uri)).extension() != ".py")
         return;
-      documents_[uri] = Document{uri_to_path(uri), doc.at("text"), {}};
-      analyze(uri);
+      documents_[uri] =
+          Document{uri_to_path(uri), doc.at("text"), doc.value("version", json()), true, {}};
     } else if (method == "textDocument/didChange") {
       std::string uri = params.at("textDocument").at("uri");
       auto it = documents_.find(uri);
@@ -206,13 +225,14 @@ private:
       for (const json &change : params.at("contentChanges"))
         if (!change.contains("range")) // full sync, as announced
           it->second.text = change.at("text");
-      analyze(uri);
+      it->second.version = params.at("textDocument").value("version", json());
+      it->second.pending = true;
     } else if (method == "textDocument/didSave") {
       std::string uri = params.at("textDocument").at("uri");
       if (params.contains("text") && documents_.count(uri))
         documents_[uri].text = params["text"];
       if (documents_.count(uri))
-        analyze(uri);
+        documents_[uri].pending = true;
       else if (std::string path = uri_to_path(uri); is_config_file(path))
         reanalyze_all(); // a configuration file changed: every open document may change
     } else if (method == "textDocument/didClose") {
@@ -279,11 +299,12 @@ private:
 
   void reanalyze_all() {
     for (auto &[uri, doc] : documents_)
-      analyze(uri);
+      doc.pending = true;
   }
 
   void analyze(const std::string &uri) {
     Document &doc = documents_[uri];
+    doc.pending = false;
     SourceTexts texts;
     for (const auto &[other_uri, other] : documents_) // unsaved buffers win over the disk
       texts[other.path] = other.text;
@@ -311,7 +332,10 @@ private:
       doc.result = {};
       show_message(1, e.what());
     }
-    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", diagnostics}});
+    json published = {{"uri", uri}, {"diagnostics", diagnostics}};
+    if (doc.version.is_number_integer()) // the version these diagnostics were computed for
+      published["version"] = doc.version;
+    notify("textDocument/publishDiagnostics", published);
   }
 
   json diagnostic(const Finding &f, const RenderOptions &options) {
