@@ -20,6 +20,31 @@ python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["lm_head"]
 run 0 "simulated map, dot" -- "$devlint" devmap "$tiny" --output-format dot
 expect out "digraph device_map"
 expect out 'cluster_1'
+# Which model class the map is for (issue 27, item 8): said, with the others --model-class picks.
+run 0 "the picked class is said, with the others" -- "$devlint" devmap "$tiny"
+expect out "model class: TinyForCausalLM (the config's architectures); other model classes: TinyModel (pick one with --model-class NAME)"
+run 0 "--model-class picks another" -- "$devlint" devmap "$tiny" --model-class TinyModel
+expect out "^model: TinyModel "
+expect out "model class: TinyModel (--model-class); other model classes: TinyForCausalLM"
+run 2 "--model-class of no class lists the model classes" -- "$devlint" devmap "$tiny" --model-class TinyLM
+expect err "no class \`TinyLM\` in the package (model classes: TinyModel, TinyForCausalLM)"
+run 0 "json: the choice is a note on stderr" -- "$devlint" devmap "$tiny" --output-format json
+expect err "note: model class: TinyForCausalLM (the config's architectures); other model classes: TinyModel"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" || { echo "FAIL: json polluted"; fail=1; }
+# A readable picture by default: top to bottom, each device's modules in rows of four.
+run 0 "dot: top to bottom, rows" -- "$devlint" devmap "$glm" --gpus 2 --output-format dot
+expect out "rankdir=TB;"
+expect out '{ rank=same; "transformer.embedding" "transformer.rotary_pos_emb" "transformer.encoder.layers.0" "transformer.encoder.layers.1" }'
+if command -v dot >/dev/null; then # Debian package graphviz
+  dot -Tpng "$tmp/out" -o "$tmp/map.png" || { echo "FAIL: dot rejects the picture"; fail=1; }
+  python3 - "$tmp/map.png" <<'PY' || fail=1
+import struct, sys
+width, height = struct.unpack(">II", open(sys.argv[1], "rb").read()[16:24])
+if width > 4 * height:  # the strip was 12247 x 165 px
+    print("FAIL: the picture is a strip: %d x %d px" % (width, height)); sys.exit(1)
+print("ok: the picture is %d x %d px" % (width, height))
+PY
+fi
 run 0 "offload is said" -- "$devlint" devmap "$tiny" --max-memory 0=300,1=300
 expect err "offloaded to disk"
 run 1 "stale hand-written map (seed 001)" -- "$devlint" devmap "$glm" --device-map "$glm/load_on_gpus.py"

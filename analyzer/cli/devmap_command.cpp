@@ -50,10 +50,24 @@ std::string device_label(const DeviceName &d) {
   return "cuda:" + d;
 }
 
+// Which class the map is for and why, and the others --model-class may pick.
+std::string model_class_line(const ModelSetup &setup) {
+  std::string line =
+      "model class: " + std::string(setup.root->name) + " (" + setup.root_reason + ")";
+  if (!setup.other_model_classes.empty()) {
+    line += "; other model classes:";
+    for (size_t i = 0; i < setup.other_model_classes.size(); ++i)
+      line += (i ? ", " : " ") + setup.other_model_classes[i];
+    line += " (pick one with --model-class NAME)";
+  }
+  return line;
+}
+
 void print_table(const ModelSetup &setup, const SimulationRequest &request,
                  const SimulationResult &result, std::ostream &out) {
   auto sizes = compute_module_sizes(setup.tree);
   out << "model: " << setup.root->name << " (" << setup.root->file->source->display_path << ")\n"
+      << model_class_line(setup) << "\n"
       << "configuration: " << (setup.config.present ? setup.config.source : "none") << "\n"
       << "dtype: " << setup.tree.dtype_name << " (" << setup.tree.dtype_source << ")\n"
       << "total size: "
@@ -117,9 +131,14 @@ std::string dot_id(const std::string &s) {
   return out + "\"";
 }
 
+// The picture reads top to bottom, each device a box whose modules wrap in rows of
+// kDotNodesPerRow (left to right, in map order): a model of 40 layers is a page, not a strip.
+constexpr size_t kDotNodesPerRow = 4;
+
 void print_dot(const ModelSetup &setup, const DeviceMap &map, std::ostream &out) {
   auto sizes = compute_module_sizes(setup.tree);
-  out << "digraph device_map {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n"
+  out << "digraph device_map {\n  rankdir=TB;\n  newrank=true;\n"
+      << "  node [shape=box, fontname=\"monospace\"];\n"
       << "  label="
       << dot_id(std::string(setup.root->name) + ", accelerate " + kSimulatedAccelerateVersion)
       << ";\n";
@@ -130,14 +149,28 @@ void print_dot(const ModelSetup &setup, const DeviceMap &map, std::ostream &out)
   for (const DeviceName &d : devices) {
     out << "  subgraph " << dot_id("cluster_" + d) << " {\n    label=" << dot_id(device_label(d))
         << ";\n";
+    std::vector<std::string> row;
+    auto end_row = [&] {
+      if (row.size() > 1) {
+        out << "    { rank=same;";
+        for (const std::string &k : row)
+          out << " " << dot_id(k);
+        out << " }\n";
+      }
+      row.clear();
+    };
     for (const auto &[k, dev] : map.entries)
       if (dev == d) {
         auto it = sizes.find(k);
-        out << "    " << dot_id(k) << " [label="
-            << dot_id((k.empty() ? "(root)" : k) + "\n" +
-                      format_bytes(it == sizes.end() ? 0 : it->second))
-            << "];\n";
+        // The label: the quoted name, dot's line break (`\n`), the size.
+        std::string name = dot_id(k.empty() ? "(root)" : k);
+        out << "    " << dot_id(k) << " [label=" << name.substr(0, name.size() - 1) << "\\n"
+            << format_bytes(it == sizes.end() ? 0 : it->second) << "\"];\n";
+        row.push_back(k);
+        if (row.size() == kDotNodesPerRow)
+          end_row();
       }
+    end_row();
     out << "  }\n";
   }
   for (size_t i = 1; i < map.entries.size(); ++i)
@@ -261,7 +294,8 @@ int check_hand_written_map(const DevmapFlags &flags, const ModelSetup &setup) {
   } else if (flags.output_format == "dot") {
     print_dot(setup, map, std::cout);
   } else {
-    std::cout << "model: " << setup.root->name << "\nmap: " << origin << " (" << map.entries.size()
+    std::cout << "model: " << setup.root->name << "\n"
+              << model_class_line(setup) << "\nmap: " << origin << " (" << map.entries.size()
               << " entries)\n";
     for (const std::string &u : unknowns)
       std::cout << "not evaluated: " << u << "\n";
@@ -312,7 +346,8 @@ CLI::App *add_devmap_command(CLI::App &app, DevmapFlags &flags) {
                   "of its configuration class)");
   cmd->add_option("--model-class", flags.model_class,
                   "The class from_pretrained builds (default: architectures[0] of the config, "
-                  "else the ...ForCausalLM / ...ForConditionalGeneration class)");
+                  "else the ...ForCausalLM / ...ForConditionalGeneration class; the output says "
+                  "which it picked and lists the others)");
   cmd->add_option("--dtype", flags.dtype,
                   "bf16, fp16, fp32, int8, fp8 (default: the config's torch_dtype, else bf16)");
   cmd->add_option("--gpus", flags.gpus, "Number of GPUs (default 2)")
@@ -361,6 +396,11 @@ int run_devmap(const DevmapFlags &flags) {
     std::cerr << "devlint: error: " << setup->error << "\n";
     return kExitError;
   }
+  // Machine-readable output keeps stdout for the map: the choice of class is said on stderr
+  // when there was one to make.
+  if (flags.output_format != "table" && flags.model_class.empty() &&
+      !setup->other_model_classes.empty())
+    std::cerr << "note: " << model_class_line(*setup) << "\n";
   if (!flags.device_map.empty())
     return check_hand_written_map(flags, *setup);
 

@@ -69,6 +69,48 @@ std::string config_class_of(const ModuleClass &cls, int depth = 0) {
   return "";
 }
 
+// Every PreTrainedModel class of the package that from_pretrained could build, in file order.
+std::vector<std::string> model_classes(const Package &package) {
+  std::vector<std::string> names;
+  for (const auto &cls : package.classes)
+    if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__"))
+      add_unique(names, std::string(cls->name));
+  return names;
+}
+
+bool json_names(const nlohmann::json &values, const char *key, const std::string &name) {
+  if (!values.contains(key))
+    return false;
+  const nlohmann::json &v = values[key];
+  auto matches = [&](const nlohmann::json &item) {
+    if (!item.is_string())
+      return false;
+    std::string text = item.get<std::string>();
+    return text == name ||
+           (text.size() > name.size() &&
+            text.compare(text.size() - name.size() - 1, std::string::npos, "." + name) == 0);
+  };
+  if (v.is_array())
+    return std::any_of(v.begin(), v.end(), matches);
+  if (v.is_object())
+    return std::any_of(v.begin(), v.end(), matches);
+  return false;
+}
+
+// Why choose_root_class picked `root` (its order: --model-class, auto_map, architectures, names).
+std::string root_reason(const ModelConfig &config, const ModuleClass &root,
+                        const ModelSetupOptions &options) {
+  std::string name(root.name);
+  if (!options.model_class.empty())
+    return "--model-class";
+  if (json_names(config.values, "auto_map", name))
+    return "the config's auto_map";
+  if (json_names(config.values, "architectures", name))
+    return "the config's architectures";
+  return "no config names one: ...ForCausalLM first, then ...ForConditionalGeneration, then "
+         "other ...For... PreTrainedModel classes";
+}
+
 void finish(ModelSetup &setup, const Package &package, const std::string &directory,
             const ModelSetupOptions &options, std::vector<const SyntaxFile *> config_files) {
   read_config_files(setup, directory, config_files);
@@ -93,12 +135,21 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
     setup.config.source =
         json_path + (setup.config.source == "config.json" ? "" : " (" + setup.config.source + ")");
   setup.root = choose_root_class(package, setup.config, options.model_class);
+  std::vector<std::string> candidates = model_classes(package);
   if (!setup.root) {
+    std::string listed;
+    for (const std::string &c : candidates)
+      listed += (listed.empty() ? "" : ", ") + c;
     setup.error = options.model_class.empty()
                       ? "no nn.Module class with an __init__ in the package"
-                      : "no class `" + options.model_class + "` in the package";
+                      : "no class `" + options.model_class + "` in the package" +
+                            (listed.empty() ? "" : " (model classes: " + listed + ")");
     return;
   }
+  setup.root_reason = root_reason(setup.config, *setup.root, options);
+  for (const std::string &c : candidates)
+    if (c != setup.root->name)
+      setup.other_model_classes.push_back(c);
   // A directory with several models (data2vec's text, audio and vision) has several
   // configuration classes: the one the root names is what from_pretrained builds.
   std::string wanted = config_class_of(*setup.root);

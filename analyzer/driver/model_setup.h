@@ -33,6 +33,9 @@ struct ModelSetup {
   std::unique_ptr<Package> package;
   ModelConfig config;
   const ModuleClass *root = nullptr;
+  std::string root_reason; // why `root`: "--model-class", "the config's architectures", ...
+  // The package's other PreTrainedModel classes with an __init__: what --model-class may pick.
+  std::vector<std::string> other_model_classes;
   ModuleTree tree;
   std::vector<std::string> no_split_modules;
   bool supports_string_maps = true;    // false: transformers refuses device_map="auto"
