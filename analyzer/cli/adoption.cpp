@@ -372,33 +372,4 @@ size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed) {
   return added;
 }
 
-ProgressBar::ProgressBar(bool enabled)
-    : enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
-
-ProgressBar::~ProgressBar() { finish(); }
-
-void ProgressBar::update(size_t done, size_t total) {
-  if (!enabled_ || total < kMinimumFiles)
-    return;
-  auto now = std::chrono::steady_clock::now();
-  if (shown_ && done < total && now - last_ < std::chrono::milliseconds(100))
-    return;
-  last_ = now;
-  shown_ = true;
-  constexpr size_t kWidth = 30;
-  size_t filled = total ? done * kWidth / total : kWidth;
-  double seconds = std::chrono::duration<double>(now - start_).count();
-  char elapsed[32];
-  std::snprintf(elapsed, sizeof elapsed, "%.1fs", seconds);
-  std::cerr << "\r[" << std::string(filled, '=') << std::string(kWidth - filled, ' ') << "] "
-            << done << "/" << total << " files, " << elapsed << std::flush;
-}
-
-void ProgressBar::finish() {
-  if (!shown_)
-    return;
-  shown_ = false;
-  std::cerr << "\r\x1b[2K" << std::flush; // erase the bar: the report follows
-}
-
 } // namespace devlint

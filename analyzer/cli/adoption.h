@@ -1,8 +1,8 @@
 // The options for adopting devlint on a large existing codebase and for fast re-runs, as Ruff has
 // them: the result cache (--cache-dir, --no-cache), --add-noqa, --statistics, --show-files,
 // --show-settings, -q/--quiet, -s/--silent, --exclude/--extend-exclude/--per-file-ignores,
-// --stdin-filename, and a progress bar for long runs on a terminal. main.cpp registers them and
-// calls in here.
+// --stdin-filename (the progress bar for long runs is cli/run_progress.h). main.cpp registers them
+// and calls in here.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -80,21 +80,5 @@ size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed);
 // inside a string or with a backslash continuation. Shared by --add-noqa and the editor server.
 std::optional<TextEdit> noqa_edit(const SourceFile &file, uint32_t line,
                                   const std::set<std::string> &codes, std::string &why_not);
-
-// A one-line progress bar on stderr: files done / total and elapsed time. Only for runs over a
-// few hundred files whose output goes to a terminal in a human format; erased when done.
-class ProgressBar {
-public:
-  static constexpr size_t kMinimumFiles = 200;
-  explicit ProgressBar(bool enabled);
-  ~ProgressBar();
-  void update(size_t done, size_t total);
-  void finish();
-
-private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
-};
 
 } // namespace devlint

@@ -11,6 +11,7 @@
 #include "cli/cli_mistakes.h"
 #include "cli/devmap_command.h"
 #include "cli/fix_mode.h"
+#include "cli/run_progress.h"
 #include "config/config_resolver.h"
 #include "driver/cache_location.h"
 #include "driver/check_run.h"
@@ -350,9 +351,10 @@ int main(int argc, char **argv) {
                       *parsed_format == devlint::OutputFormat::Concise;
   std::unique_ptr<devlint::ResultCache> cache =
       devlint::open_result_cache(adoption, adoption.silent);
-  devlint::ProgressBar progress(human_format && !adoption.quiet && !adoption.silent &&
-                                output_file.empty() && isatty(STDOUT_FILENO) &&
-                                isatty(STDERR_FILENO));
+  devlint::RunProgress progress(human_format && !adoption.quiet && !adoption.silent &&
+                                    output_file.empty() && isatty(STDOUT_FILENO) &&
+                                    isatty(STDERR_FILENO),
+                                /*notes=*/!adoption.quiet && !adoption.silent);
 
   devlint::CheckResult result;
   devlint::RenderOptions render_options;
@@ -375,6 +377,9 @@ int main(int argc, char **argv) {
     run_options.discover_only = adoption.show_files;
     run_options.on_progress = [&progress](size_t done, size_t total) {
       progress.update(done, total);
+    };
+    run_options.on_pch_build = [&progress](devlint::PchBuild event, const std::string &path) {
+      progress.pch_build(event, path);
     };
     if (const devlint::ConfigFile *config = resolver.config_for_current_directory()) {
       render_options.unsafe_fixes = config->unsafe_fixes.value_or(false);

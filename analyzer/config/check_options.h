@@ -15,7 +15,8 @@
 
 namespace devlint {
 
-class ResultCache; // driver/result_cache.h
+class ResultCache;  // driver/result_cache.h
+class SessionCache; // driver/session_cache.h
 
 // How simulated placements rank and narrow findings (driver/placement_rank.h).
 struct PlacementSettings {
@@ -68,7 +69,12 @@ struct CheckOptions {
   // and a callback after each package, for progress bars (called under a lock).
   // With `discover_only`, files are found and read but not analyzed (--show-files).
   ResultCache *cache = nullptr;
+  // What a long-lived process keeps between checks (the editor server): parse trees, context
+  // files, resolvers and simulated placements (null: every check starts from nothing).
+  SessionCache *session = nullptr;
   std::function<void(size_t files_done, size_t files_total)> on_progress;
+  // Told when a C++ file needs the shared precompiled header built first (from a worker thread).
+  std::function<void(PchBuild, const std::string &pch_path)> on_pch_build;
   bool discover_only = false;
 };
 

@@ -16,6 +16,7 @@
 #include "driver/placement_rank.h"
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
+#include "driver/session_cache.h"
 #include "driver/source_reading.h"
 #include "findings/site_checker.h"
 #include "findings/suppressions.h"
@@ -29,16 +30,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Lowers one file; with `diagnostics` (a reported file), each syntax error becomes an
-// invalid-syntax diagnostic (the run fails, as in Ruff) and code nested too deep to analyze a
-// warning. Unlike Ruff, the parts of the file that parse are still analyzed, and the message
-// says so.
+// Lowers one file (incrementally from its previous text, with a session); with `diagnostics` (a
+// reported file), each syntax error becomes an invalid-syntax diagnostic (the run fails, as in
+// Ruff) and code nested too deep to analyze a warning. Unlike Ruff, the parts of the file that
+// parse are still analyzed, and the message says so.
 std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
-                                         std::vector<Diagnostic> *diagnostics) {
-  std::vector<SyntaxErrorNote> errors;
-  std::unique_ptr<SyntaxFile> syntax = lower_python(source, diagnostics ? &errors : nullptr);
+                                         std::vector<Diagnostic> *diagnostics,
+                                         SessionCache *session = nullptr) {
+  std::unique_ptr<SyntaxFile> syntax =
+      session ? session->lower_reported(source) : lower_python(source);
   if (diagnostics)
-    for (const SyntaxErrorNote &error : errors)
+    for (const SyntaxErrorNote &error : syntax->syntax_errors)
       diagnostics->push_back({Severity::InvalidSyntax, source.display_path, error.range.line,
                               error.range.column,
                               error.message + " (devlint checked the parts that parse)"});
@@ -51,14 +53,19 @@ std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
   return syntax;
 }
 
-std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>> &syntax,
+std::vector<const SyntaxFile *> pointers(const std::vector<std::unique_ptr<SyntaxFile>> &files) {
+  std::vector<const SyntaxFile *> out;
+  for (const auto &file : files)
+    out.push_back(file.get());
+  return out;
+}
+
+std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics,
-                                   ExternalClassResolver *external_classes = nullptr) {
-  std::vector<const SyntaxFile *> files;
-  for (const auto &file : syntax)
-    files.push_back(file.get());
+                                   ExternalClassResolver *external_classes = nullptr,
+                                   SessionCache *session = nullptr) {
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
   PackageOverrides overrides = options.overrides;
   overrides.external_classes = external_classes;
@@ -72,7 +79,7 @@ std::vector<Finding> check_lowered(const std::vector<std::unique_ptr<SyntaxFile>
   if (!files.empty() && files.front()->source)
     place_findings(findings, *package,
                    std::filesystem::path(files.front()->source->path).parent_path().string(),
-                   options.placement, diagnostics);
+                   options.placement, diagnostics, session ? &session->simulations() : nullptr);
   return filter_findings(std::move(findings), reported, options, diagnostics);
 }
 
@@ -96,7 +103,8 @@ std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &
                                     const SourceTexts *texts, HeaderClaims *claims,
                                     std::vector<std::unique_ptr<SourceFile>> *kept,
                                     std::vector<Diagnostic> &diagnostics, bool &error,
-                                    ResultCache *cache = nullptr) {
+                                    ResultCache *cache = nullptr,
+                                    const CheckOptions *run_options = nullptr) {
   if (!claims || !kept)
     cache = nullptr;
   std::string key;
@@ -123,7 +131,10 @@ std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &
       }
     }
   }
-  CppUnit unit = lower_cpp(main, options.cpp, texts);
+  CppSettings settings = options.cpp;
+  if (run_options && run_options->on_pch_build) // per-directory options carry no callbacks
+    settings.on_pch_build = run_options->on_pch_build;
+  CppUnit unit = lower_cpp(main, settings, texts);
   std::vector<Diagnostic> unit_diagnostics;
   bool unit_error = false; // a missing header is an error diagnostic
   for (Diagnostic &d : unit.diagnostics) {
@@ -143,7 +154,8 @@ std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &
         claimed.push_back(header->path);
       }
     }
-  std::vector<Finding> findings = check_lowered(unit.syntax, reported, options, &unit_diagnostics);
+  std::vector<Finding> findings =
+      check_lowered(pointers(unit.syntax), reported, options, &unit_diagnostics);
   if (cache && !unit_error) {
     std::vector<const SourceFile *> headers;
     for (auto &header : unit.headers)
@@ -194,7 +206,8 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
     resolver = std::make_unique<SearchPathResolver>(options.search_paths,
                                                     options.search_python_environment);
   if (!syntax.empty())
-    for (Finding &f : check_lowered(syntax, python_reported, options, diagnostics, resolver.get()))
+    for (Finding &f :
+         check_lowered(pointers(syntax), python_reported, options, diagnostics, resolver.get()))
       findings.push_back(std::move(f));
   return findings;
 }
@@ -279,13 +292,18 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   auto search_key = [](const CheckOptions &o) {
     return SearchKey(o.search_paths, o.search_python_environment);
   };
-  std::map<SearchKey, std::unique_ptr<SearchPathResolver>> resolvers;
+  std::map<SearchKey, std::unique_ptr<SearchPathResolver>> own_resolvers;
+  std::map<SearchKey, SearchPathResolver *> resolvers;
   for (const PackageJob *job : jobs) {
     const CheckOptions &o = *job->options;
     if ((!o.search_paths.empty() || o.search_python_environment) && !resolvers.count(search_key(o)))
       resolvers[search_key(o)] =
-          std::make_unique<SearchPathResolver>(o.search_paths, o.search_python_environment);
+          options.session ? options.session->resolver(o.search_paths, o.search_python_environment)
+                          : (own_resolvers[search_key(o)] = std::make_unique<SearchPathResolver>(
+                                 o.search_paths, o.search_python_environment))
+                                .get();
   }
+  SessionCache *session = options.session;
   HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -335,9 +353,9 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         if (cpp) {
           // A translation unit is its own package: everything it uses is in what it includes.
           if (!options.discover_only)
-            for (Finding &f :
-                 check_cpp_unit(*file, package_options, texts, &header_claims, &out.files,
-                                out.diagnostics, out.error, texts ? nullptr : options.cache))
+            for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
+                                             &out.files, out.diagnostics, out.error,
+                                             texts ? nullptr : options.cache, &options))
               out.findings.push_back(std::move(f));
           out.files.push_back(std::move(file));
           continue;
@@ -371,15 +389,18 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       }
       if (!reported.empty() && !options.discover_only) {
         std::vector<Diagnostic> analysis_diagnostics;
-        std::vector<std::unique_ptr<SyntaxFile>> syntax;
-        for (const SourceFile *source : reported)
-          syntax.push_back(lower_source(*source, &analysis_diagnostics));
+        std::vector<std::unique_ptr<SyntaxFile>> syntax; // owned here; `lowered` has them all
+        std::vector<const SyntaxFile *> lowered;
+        for (const SourceFile *source : reported) {
+          syntax.push_back(lower_source(*source, &analysis_diagnostics, session));
+          lowered.push_back(syntax.back().get());
+        }
         // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
         std::vector<const SourceFile *> context;
         std::vector<std::string> absent; // looked for, not found: the manifest's misses
         std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
         for (size_t k = 0; k < reported.size(); ++k) {
-          for (const std::string &sibling : relative_import_paths(*syntax[k])) {
+          for (const std::string &sibling : relative_import_paths(*lowered[k])) {
             if (have.count(sibling))
               continue;
             if (!fs::is_regular_file(sibling)) {
@@ -388,33 +409,36 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             }
             have.insert(sibling);
             Diagnostic d;
-            if (auto file = load(sibling, package_options.max_file_bytes, d)) {
+            auto file = load(sibling, package_options.max_file_bytes, d);
+            if (file && session) { // lowered once per content; the result gets a copy
+              const SessionCache::ContextFile &kept = session->lower_context(std::move(file));
+              lowered.push_back(kept.syntax.get());
+              context.push_back(kept.source.get());
+              out.files.push_back(std::make_unique<SourceFile>(*kept.source));
+            } else if (file) {
               syntax.push_back(lower_source(*file, nullptr));
+              lowered.push_back(syntax.back().get());
               context.push_back(file.get());
               out.files.push_back(std::move(file));
             }
           }
         }
         auto found = resolvers.find(search_key(package_options));
-        SearchPathResolver *resolver = found == resolvers.end() ? nullptr : found->second.get();
+        SearchPathResolver *resolver = found == resolvers.end() ? nullptr : found->second;
         std::string key;
         if (cache) {
           // The files on the search paths that the package's imports reach are part of the key.
           std::vector<std::pair<std::string, std::string>> outside;
-          if (resolver) {
-            std::vector<const SyntaxFile *> lowered;
-            for (const auto &file : syntax)
-              lowered.push_back(file.get());
+          if (resolver)
             outside = resolver->dependencies_of(lowered, &absent);
-          }
           key = cache->package_key(reported, context, package_options, outside);
           cache->store_manifest(direct_key, context, outside, absent);
         }
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           take_cached(*cached);
         } else {
-          std::vector<Finding> findings =
-              check_lowered(syntax, reported, package_options, &analysis_diagnostics, resolver);
+          std::vector<Finding> findings = check_lowered(lowered, reported, package_options,
+                                                        &analysis_diagnostics, resolver, session);
           if (cache)
             cache->store(key, reported, findings, analysis_diagnostics);
           for (Finding &f : findings)

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "driver/model_setup.h"
+#include "driver/simulation_memo.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
@@ -224,7 +225,10 @@ bool load_map(const std::string &spec, const Package &package, const ModelSetup 
 
 void place_findings(std::vector<Finding> &findings, const Package &package,
                     const std::string &directory, const PlacementSettings &settings,
-                    std::vector<Diagnostic> *diagnostics) {
+                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
+  auto simulated = [memo](const ModuleTree &tree, const SimulationRequest &request) {
+    return memo ? memo->map_for(tree, request) : simulate_device_map(tree, request).map;
+  };
   if (!settings.enabled || findings.empty())
     return;
   std::vector<bool> hand_made_only = rank_hand_made_only(findings, package, settings);
@@ -288,13 +292,13 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
       Scenario s;
       s.name = settings.max_memory.empty() ? std::to_string(request.gpus) + " GPUs"
                                            : "max_memory " + settings.max_memory;
-      s.map = simulate_device_map(model.setup->tree, request).map;
+      s.map = simulated(model.setup->tree, request);
       model.scenarios.push_back(std::move(s));
     } else {
       for (int gpus = 2; gpus <= 8; ++gpus) {
         request.gpus = gpus;
         model.scenarios.push_back(
-            {std::to_string(gpus) + " GPUs", simulate_device_map(model.setup->tree, request).map});
+            {std::to_string(gpus) + " GPUs", simulated(model.setup->tree, request)});
       }
     }
     models.push_back(std::move(model));

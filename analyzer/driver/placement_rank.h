@@ -15,9 +15,12 @@
 
 namespace devlint {
 
-// `directory`: where config.json and configuration_*.py are looked for.
+class SimulationMemo; // driver/simulation_memo.h
+
+// `directory`: where config.json and configuration_*.py are looked for. With `memo`, placements
+// simulated before for the same module tree are taken from it.
 void place_findings(std::vector<Finding> &findings, const Package &package,
                     const std::string &directory, const PlacementSettings &settings,
-                    std::vector<Diagnostic> *diagnostics);
+                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo = nullptr);
 
 } // namespace devlint

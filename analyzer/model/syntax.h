@@ -138,6 +138,12 @@ struct ImportedName {
   std::string_view name;   // imported name, empty for `import module`
 };
 
+// A place where the file is not valid Python 3, and what is wrong there.
+struct SyntaxErrorNote {
+  SourceRange range;
+  std::string message; // "unexpected `)`", "Python 2 `print` statement: Python 3 calls print(...)"
+};
+
 // One lowered source file. Owns all nodes; everything points into `source->text`.
 struct SyntaxFile {
   const SourceFile *source = nullptr;
@@ -145,7 +151,7 @@ struct SyntaxFile {
   std::vector<ClassDef *> classes;      // top-level classes
   std::vector<FunctionDef *> functions; // top-level functions
   std::vector<ImportedName> imports;
-  std::vector<SourceRange> syntax_errors;
+  std::vector<SyntaxErrorNote> syntax_errors;
   // Code is placed only by explicit moves (LibTorch C++): no device map splits a module.
   bool explicit_placement = false;
 

@@ -11,6 +11,7 @@
 #include "cli/adoption.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
+#include "driver/session_cache.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 #include "server/lsp_framing.h"
@@ -156,6 +157,10 @@ private:
   bool initialized_ = false, shutdown_ = false;
   EditorSettings settings_;
   std::map<std::string, Document> documents_; // by URI
+  // Kept between analyses: an edit re-lowers only the edited file (incrementally), and the
+  // siblings it imports, the modules read from search paths and the simulated placements are
+  // reused while they stay the same.
+  SessionCache session_;
 
   // Whether a message has already arrived (buffered, or readable on the pipe: libstdc++'s
   // showmanyc asks the descriptor), so that analyzing now would analyze a stale text.
@@ -229,6 +234,7 @@ private:
       it->second.pending = true;
     } else if (method == "textDocument/didSave") {
       std::string uri = params.at("textDocument").at("uri");
+      session_.forget_outside_files(); // the saved file may be one a search path supplies
       if (params.contains("text") && documents_.count(uri))
         documents_[uri].text = params["text"];
       if (documents_.count(uri))
@@ -238,6 +244,7 @@ private:
     } else if (method == "textDocument/didClose") {
       std::string uri = params.at("textDocument").at("uri");
       documents_.erase(uri);
+      session_.forget_document(uri_to_path(uri));
       notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
     } else if (method == "workspace/didChangeConfiguration") {
       const json &s = params.value("settings", json::object());
@@ -295,6 +302,7 @@ private:
       s.unsafe_fixes = options["unsafeFixes"].get<bool>();
     s.command_line.jobs = 1;
     settings_ = std::move(s);
+    session_.forget_outside_files();
   }
 
   void reanalyze_all() {
@@ -316,6 +324,7 @@ private:
       ConfigResolver resolver(settings_.command_line, discovery, settings_.configuration);
       CheckOptions run_options;
       run_options.jobs = 1;
+      run_options.session = &session_;
       doc.result = check_paths({doc.path}, run_options, &resolver, &texts);
       RenderOptions render_options;
       if (const ConfigFile *config =

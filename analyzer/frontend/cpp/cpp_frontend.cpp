@@ -1487,9 +1487,15 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
   args.erase(std::remove(args.begin(), args.end(), "-fsyntax-only"), args.end());
   args.insert(args.end(), {"-x", "c++-header", header, "-o", temporary});
   CollectingDiagnostics diags;
+  auto tell = [&](PchBuild event) {
+    if (settings.on_pch_build)
+      settings.on_pch_build(event, path);
+  };
+  tell(PchBuild::Started);
   bool ok =
       run_tool(args, std::make_unique<clang::GeneratePCHAction>(), {}, diags) == ToolRun::Succeeded;
   if (!ok || !diags.errors.empty() || !is_own_plain_file(temporary)) {
+    tell(PchBuild::Failed);
     fs::remove(temporary, ec);
     error = "cannot build the precompiled LibTorch header" +
             (diags.errors.empty() ? std::string() : ": " + diags.errors.front().message);
@@ -1497,6 +1503,7 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
   }
   fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write, ec);
   fs::rename(temporary, path, ec);
+  tell(ec ? PchBuild::Failed : PchBuild::Finished);
   if (ec) {
     fs::remove(temporary, ec);
     error = "cannot store the precompiled header in " + settings.pch_dir + ": " + ec.message();

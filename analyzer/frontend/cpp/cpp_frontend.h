@@ -4,6 +4,7 @@
 // (docs/CPP_DEVICE_MODEL.md). Nothing after this stage sees Clang.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -20,10 +21,16 @@ bool cpp_frontend_available();
 bool is_cpp_source_path(const std::string &path); // .cpp .cc .cxx
 bool is_cpp_header_path(const std::string &path); // .h .hh .hpp .hxx
 
+// Building the shared precompiled header takes about a minute, once: the caller is told when it
+// starts and ends (the frontend prints nothing).
+enum class PchBuild : uint8_t { Started, Finished, Failed };
+
 struct CppSettings {
   std::string libtorch_dir; // a LibTorch distribution (DIR/include); empty: detect
   std::string build_dir;    // -p: a directory holding compile_commands.json; empty: walk up
   std::string pch_dir;      // where the shared precompiled torch header lives; empty: no PCH
+  // Called (from the thread that builds it) when the precompiled header is built; may be empty.
+  std::function<void(PchBuild, const std::string &pch_path)> on_pch_build;
 };
 
 // One translation unit, lowered: syntax[0] is the main file, then each project header it

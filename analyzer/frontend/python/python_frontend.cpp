@@ -1,5 +1,7 @@
 #include "frontend/python/python_frontend.h"
 
+#include "frontend/python/python_lowering.h"
+
 #include <array>
 #include <cstring>
 #include <string>
@@ -924,34 +926,43 @@ struct ParserDeleter {
 
 } // namespace
 
-std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
-  return lower_python(source, nullptr);
+std::unique_ptr<SyntaxFile> lower_parsed_python(const SourceFile &source, const TSTree *tree) {
+  auto out = std::make_unique<SyntaxFile>();
+  out->source = &source;
+  if (!tree)
+    return out;
+  Lowering lowering(source, *out);
+  TSNode root = ts_tree_root_node(tree);
+  lowering.lower_module(root);
+  out->syntax_errors = find_python_syntax_errors(root, source.text);
+  return out;
 }
 
-std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source,
-                                         std::vector<SyntaxErrorNote> *errors) {
+const std::string *python_parse_text(const std::string &text, std::string &storage) {
+  // tree-sitter's Python scanner takes a lone CR (classic Mac OS line ending) for a blank, so
+  // such a file would parse as one line. Parse a copy with each lone CR turned into LF: the same
+  // length, so every byte offset, and the line numbers SourceFile counts, stay the same.
+  const std::string *parsed = &text;
+  for (size_t cr = text.find('\r'); cr != std::string::npos; cr = text.find('\r', cr + 1)) {
+    if (cr + 1 < text.size() && text[cr + 1] == '\n')
+      continue;
+    if (storage.empty())
+      storage = text;
+    storage[cr] = '\n';
+    parsed = &storage;
+  }
+  return parsed;
+}
+
+std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source) {
   // One parser per thread: parsers are not thread-safe, but cheap to keep.
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
     std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
     ts_parser_set_language(p.get(), tree_sitter_python());
     return p;
   }();
-  auto out = std::make_unique<SyntaxFile>();
-  out->source = &source;
-  // tree-sitter's Python scanner takes a lone CR (classic Mac OS line ending) for a blank, so
-  // such a file would parse as one line. Parse a copy with each lone CR turned into LF: the same
-  // length, so every byte offset, and the line numbers SourceFile counts, stay the same.
-  const std::string *text = &source.text;
   std::string lone_cr_as_lf;
-  for (size_t cr = source.text.find('\r'); cr != std::string::npos;
-       cr = source.text.find('\r', cr + 1)) {
-    if (cr + 1 < source.text.size() && source.text[cr + 1] == '\n')
-      continue;
-    if (lone_cr_as_lf.empty())
-      lone_cr_as_lf = source.text;
-    lone_cr_as_lf[cr] = '\n';
-    text = &lone_cr_as_lf;
-  }
+  const std::string *text = python_parse_text(source.text, lone_cr_as_lf);
   // A UTF-8 byte order mark is not Python: parse from the byte after it, so offsets stay those
   // of the file.
   const bool bom = text->compare(0, 3, "\xEF\xBB\xBF") == 0;
@@ -963,17 +974,9 @@ std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source,
                                         static_cast<uint32_t>(text->size()));
   if (bom)
     ts_parser_set_included_ranges(parser.get(), nullptr, 0);
-  if (!tree)
-    return out;
-  Lowering lowering(source, *out);
-  TSNode root = ts_tree_root_node(tree);
-  lowering.lower_module(root);
-  std::vector<SyntaxErrorNote> found = find_python_syntax_errors(root, source.text);
-  for (const SyntaxErrorNote &error : found)
-    out->syntax_errors.push_back(error.range);
-  if (errors)
-    *errors = std::move(found);
-  ts_tree_delete(tree);
+  auto out = lower_parsed_python(source, tree);
+  if (tree)
+    ts_tree_delete(tree);
   return out;
 }
 

@@ -10,20 +10,10 @@
 
 namespace devlint {
 
-// Lowers `source` (which must outlive the result). Syntax errors are recorded in
+// Lowers `source` (which must outlive the result). Syntax errors, with what is wrong (Python 2
+// forms that tree-sitter-python accepts, such as a print statement, among them), are recorded in
 // SyntaxFile::syntax_errors; the rest of the file is still lowered where the tree allows.
 std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source);
-
-// A place where the file is not valid Python 3, and what is wrong there.
-struct SyntaxErrorNote {
-  SourceRange range;
-  std::string message; // "unexpected `)`", "Python 2 `print` statement: Python 3 calls print(...)"
-};
-
-// The same, with each syntax error and its message in `errors` as well (the driver reports them;
-// Python 2 forms that tree-sitter-python accepts, such as a print statement, are among them).
-std::unique_ptr<SyntaxFile> lower_python(const SourceFile &source,
-                                         std::vector<SyntaxErrorNote> *errors);
 
 // Statements and expressions nested deeper than this are not lowered (the native stack is
 // bounded); the first such place is recorded in SyntaxFile::too_deep.
