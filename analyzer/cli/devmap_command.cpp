@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "driver/check_run.h"
@@ -133,6 +134,9 @@ std::string dot_id(const std::string &s) {
 
 // The picture reads top to bottom, each device a box whose modules wrap in rows of
 // kDotNodesPerRow (left to right, in map order): a model of 40 layers is a page, not a strip.
+// Invisible edges between the first modules of consecutive rows keep the rows (and the device
+// boxes) aligned on the left; the map's own edges that run from one row to the next do not
+// position anything.
 constexpr size_t kDotNodesPerRow = 4;
 
 void print_dot(const ModelSetup &setup, const DeviceMap &map, std::ostream &out) {
@@ -146,19 +150,12 @@ void print_dot(const ModelSetup &setup, const DeviceMap &map, std::ostream &out)
   for (const auto &[k, d] : map.entries)
     if (std::find(devices.begin(), devices.end(), d) == devices.end())
       devices.push_back(d);
+  std::vector<std::vector<std::string>> rows; // every device's rows, in device order
+  std::map<std::string, size_t> row_of;
   for (const DeviceName &d : devices) {
     out << "  subgraph " << dot_id("cluster_" + d) << " {\n    label=" << dot_id(device_label(d))
         << ";\n";
-    std::vector<std::string> row;
-    auto end_row = [&] {
-      if (row.size() > 1) {
-        out << "    { rank=same;";
-        for (const std::string &k : row)
-          out << " " << dot_id(k);
-        out << " }\n";
-      }
-      row.clear();
-    };
+    size_t first_row = rows.size();
     for (const auto &[k, dev] : map.entries)
       if (dev == d) {
         auto it = sizes.find(k);
@@ -166,17 +163,36 @@ void print_dot(const ModelSetup &setup, const DeviceMap &map, std::ostream &out)
         std::string name = dot_id(k.empty() ? "(root)" : k);
         out << "    " << dot_id(k) << " [label=" << name.substr(0, name.size() - 1) << "\\n"
             << format_bytes(it == sizes.end() ? 0 : it->second) << "\"];\n";
-        row.push_back(k);
-        if (row.size() == kDotNodesPerRow)
-          end_row();
+        if (rows.size() == first_row || rows.back().size() == kDotNodesPerRow)
+          rows.emplace_back();
+        rows.back().push_back(k);
+        row_of[k] = rows.size() - 1;
       }
-    end_row();
+    for (size_t r = first_row; r < rows.size(); ++r)
+      if (rows[r].size() > 1) {
+        out << "    { rank=same;";
+        for (const std::string &k : rows[r])
+          out << " " << dot_id(k);
+        out << " }\n";
+      }
     out << "  }\n";
   }
-  for (size_t i = 1; i < map.entries.size(); ++i)
-    out << "  " << dot_id(map.entries[i - 1].first) << " -> " << dot_id(map.entries[i].first)
-        << (map.entries[i - 1].second != map.entries[i].second ? " [color=red, penwidth=2]" : "")
-        << ";\n";
+  for (size_t i = 1; i < map.entries.size(); ++i) {
+    const auto &[from, from_device] = map.entries[i - 1];
+    const auto &[to, to_device] = map.entries[i];
+    std::vector<std::string> attributes;
+    if (from_device != to_device)
+      attributes = {"color=red", "penwidth=2"};
+    if (row_of[from] != row_of[to])
+      attributes.push_back("constraint=false");
+    out << "  " << dot_id(from) << " -> " << dot_id(to);
+    for (size_t a = 0; a < attributes.size(); ++a)
+      out << (a ? ", " : " [") << attributes[a] << (a + 1 == attributes.size() ? "]" : "");
+    out << ";\n";
+  }
+  for (size_t r = 1; r < rows.size(); ++r)
+    out << "  " << dot_id(rows[r - 1].front()) << " -> " << dot_id(rows[r].front())
+        << " [style=invis, weight=10];\n";
   out << "}\n";
 }
 
