@@ -1,15 +1,26 @@
 // `github`: GitHub Actions workflow commands, which the runner turns into annotations on the diff:
 //   ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=DL001 (cross-device-concat)::message
+#include <algorithm>
+#include <string_view>
+
 #include "model/text.h"
 #include "render/renderer.h"
 
 namespace devlint {
 namespace {
 
-// GitHub's escaping: data escapes %, \r and \n; property values also `:` and `,`. The text is
-// made printable first: the runner's log is a terminal too, and it runs the escapes it is shown.
+// GitHub's escaping: data escapes %, \r and \n; property values also `:` and `,`. Each line is
+// made printable first (the runner's log is a terminal too, and it runs the escapes it is shown);
+// line breaks stay line breaks in the annotation.
 std::string escape_data(const std::string &raw) {
-  std::string text = printable(raw);
+  std::string text;
+  for (size_t begin = 0; begin <= raw.size();) {
+    size_t end = std::min(raw.find('\n', begin), raw.size());
+    text += printable(std::string_view(raw).substr(begin, end - begin));
+    if (end < raw.size())
+      text += '\n';
+    begin = end + 1;
+  }
   std::string out;
   for (char c : text) {
     if (c == '%')
