@@ -37,7 +37,7 @@ Move the later operands to the first operand's device:
   }
   std::vector<SiteKind> site_kinds() const override { return {SiteKind::Concat}; }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

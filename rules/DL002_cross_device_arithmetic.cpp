@@ -44,7 +44,7 @@ updated instead of the cache, so the cache has to be allocated on each layer's d
     return {SiteKind::Arithmetic, SiteKind::Matmul};
   }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

@@ -35,7 +35,7 @@ Move the labels to the logits, as transformers does:
   }
   std::vector<SiteKind> site_kinds() const override { return {SiteKind::Loss}; }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

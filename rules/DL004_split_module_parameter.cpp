@@ -44,7 +44,7 @@ Move the parameter to the activation's device: `boi.to(x.device)`; register plai
     return is_state(m.moved_origin) || is_state(m.anchor_origin);
   }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

@@ -42,7 +42,7 @@ Create the tensor where it is used: `torch.arange(seq_length, device=hidden_stat
     return is_fresh(m.moved_origin) || is_fresh(m.anchor_origin);
   }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

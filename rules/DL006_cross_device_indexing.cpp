@@ -38,7 +38,7 @@ Move the values and indices to the indexed tensor's device:
     return {SiteKind::Indexing, SiteKind::IndexPut};
   }
   Finding report(const SiteContext &context) const override {
-    return site_finding(*this, context, combines_message(context, kMayDiffer));
+    return combines_finding(*this, context, kMayDiffer);
   }
 };
 

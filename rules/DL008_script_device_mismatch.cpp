@@ -36,7 +36,7 @@ Put the inputs where the model is: `input_ids.to(model.device)`.
   }
   std::vector<SiteKind> site_kinds() const override { return {SiteKind::ModelCall}; }
   Finding report(const SiteContext &context) const override {
-    Finding f = site_finding(*this, context, combines_message(context, kSitOnDifferentDevices));
+    Finding f = combines_finding(*this, context, kSitOnDifferentDevices);
     // Where code is placed explicitly (LibTorch) the model's device is written at the call's
     // model: the inputs can be made or moved there. In Python scripts it depends on intent.
     if (context.site.file->explicit_placement) {

@@ -1,16 +1,80 @@
 #include "rules/site_finding.h"
 
+#include <cstdint>
+#include <functional>
+#include <vector>
+
 #include "model/text.h"
 #include "rules/origin_text.h"
 
 namespace devlint {
 namespace {
 
-constexpr size_t kMaxFirstLine = 200; // message first lines stay short, like Ruff's
+constexpr size_t kMaxFirstLine = 200; // the data formats' message: with the operands' origins
+constexpr size_t kMaxSummary = 100;   // what a terminal shows first, like Ruff's short lines
 
-} // namespace
+// `e` in at most `width` characters for a short first line: its text; else with call arguments
+// and subscripts elided (`logits.view(...)`); else the tensor a chain of method calls and
+// subscripts starts from (`shift_labels` for `shift_labels.view(-1)`: a view is on its base's
+// device); else its text cut short. Names stay whole, even over `width`.
+std::string short_operand(const SourceFile &file, const Expr *e, size_t width) {
+  std::string text = shorten_snippet(file.slice(e->range), SIZE_MAX);
+  if (text.size() <= width)
+    return text;
+  std::function<std::string(const Expr *)> elided = [&](const Expr *x) -> std::string {
+    // Error recovery can leave an operand out: such a node keeps its text.
+    size_t needed = x->kind == ExprKind::BinaryOp || x->kind == ExprKind::Compare ? 2 : 1;
+    if (x->kind != ExprKind::Name && x->operands.size() < needed)
+      return shorten_snippet(file.slice(x->range), SIZE_MAX);
+    switch (x->kind) {
+    case ExprKind::Name:
+      return std::string(x->text);
+    case ExprKind::Attribute:
+      return elided(x->operands[0]) + "." + std::string(x->text);
+    case ExprKind::Call:
+      return elided(x->operands[0]) +
+             (x->operands.size() > 1 || !x->keywords.empty() ? "(...)" : "()");
+    case ExprKind::Subscript:
+      return elided(x->operands[0]) + "[...]";
+    case ExprKind::BinaryOp:
+    case ExprKind::Compare:
+      return elided(x->operands[0]) + " " + std::string(x->text) + " " + elided(x->operands[1]);
+    default:
+      return shorten_snippet(file.slice(x->range), SIZE_MAX);
+    }
+  };
+  std::string short_form = elided(e);
+  if (short_form.size() <= width)
+    return short_form;
+  const Expr *base = e;
+  while (true) {
+    if (base->operands.empty() ||
+        (base->kind == ExprKind::Call && base->operands[0]->operands.empty()))
+      break;
+    if (base->kind == ExprKind::Subscript) {
+      base = base->operands[0];
+    } else if (base->kind == ExprKind::Call && base->operands[0]->kind == ExprKind::Attribute &&
+               !(base->operands[0]->operands[0]->kind == ExprKind::Name &&
+                 base->operands[0]->operands[0]->text == "self")) { // `self.proj(x)`: a module
+      base = base->operands[0]->operands[0];
+    } else {
+      break;
+    }
+  }
+  // A name is never cut short: `image_features`, not `image_fea...`.
+  if (base->kind == ExprKind::Name || base->kind == ExprKind::Attribute) {
+    std::string base_text = shorten_snippet(file.slice(base->range), SIZE_MAX);
+    if (base_text.size() <= width || base_text == short_form)
+      return base_text;
+  }
+  return shorten_snippet(text, width);
+}
 
-std::string combines_message(const SiteContext &context, std::string_view tail_text) {
+// The first line naming what `context`'s site combines, within `max_size` characters: with each
+// operand's origin in parentheses where `with_origins` and they fit, else the operands alone,
+// shortened step by step, else only the operation.
+std::string combines_line(const SiteContext &context, std::string_view tail_text, size_t max_size,
+                          bool with_origins) {
   const Site &site = context.site;
   const Mismatch &m = context.mismatch;
   const SourceFile &file = *site.file->source;
@@ -24,29 +88,59 @@ std::string combines_message(const SiteContext &context, std::string_view tail_t
   if (moved_expr == anchor_expr) {
     // One list holds both: name the list and what differs between its elements.
     std::string list = "`" + shorten_snippet(file.slice(anchor_expr->range)) + "`";
-    if (moved.kind == OriginKind::LayerIteration && anchor.kind == OriginKind::LayerIteration &&
-        moved.label == anchor.label)
-      return op + " combines per-iteration outputs of `self." + std::string(moved.label) +
-             "` collected in " + list + tail;
-    return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
-           short_origin(anchor, site) + tail;
+    if (with_origins) {
+      if (moved.kind == OriginKind::LayerIteration && anchor.kind == OriginKind::LayerIteration &&
+          moved.label == anchor.label)
+        return op + " combines per-iteration outputs of `self." + std::string(moved.label) +
+               "` collected in " + list + tail;
+      return op + " combines elements of " + list + " " + short_origin(moved, site) + " and " +
+             short_origin(anchor, site) + tail;
+    }
+    std::string line =
+        op + " combines elements of `" + short_operand(file, anchor_expr, 32) + "`" + tail;
+    return line.size() <= max_size ? line : op + " combines elements of one list" + tail;
   }
   // A tensor handed to a submodule meets the other operand in the submodule's code.
   const std::string verb = site.handed_use.expr ? " is handed " : " combines ";
   const std::string joint = site.handed_use.expr ? " beside " : " with ";
-  for (size_t width : {size_t(48), size_t(24)}) {
+  const std::vector<size_t> widths =
+      with_origins ? std::vector<size_t>{48, 24} : std::vector<size_t>{32, 24, 16, 12};
+  std::string shortest;
+  for (size_t width : widths) {
     auto text = [&](const Expr *e) {
-      return "`" + shorten_snippet(file.slice(e->range), width) + "`";
+      return "`" +
+             (with_origins ? shorten_snippet(file.slice(e->range), width)
+                           : short_operand(file, e, width)) +
+             "`";
     };
-    std::string line = op + verb + text(moved_expr) + " (" + short_origin(moved, site) + ")" +
-                       joint + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" + tail;
-    if (line.size() <= kMaxFirstLine)
+    if (with_origins) {
+      std::string line = op + verb + text(moved_expr) + " (" + short_origin(moved, site) + ")" +
+                         joint + text(anchor_expr) + " (" + short_origin(anchor, site) + ")" + tail;
+      if (line.size() <= max_size)
+        return line;
+    }
+    std::string line = op + verb + text(moved_expr) + joint + text(anchor_expr) + tail;
+    if (line.size() <= max_size)
       return line;
-    line = op + verb + text(moved_expr) + joint + text(anchor_expr) + tail;
-    if (line.size() <= kMaxFirstLine)
-      return line;
+    shortest = std::move(line);
   }
+  // Whole names may take the short line a little over its size; a long one is not a short line.
+  if (!with_origins && shortest.size() <= max_size + max_size / 5)
+    return shortest;
   return op + " combines operands" + tail;
+}
+
+} // namespace
+
+std::string combines_message(const SiteContext &context, std::string_view tail) {
+  return combines_line(context, tail, kMaxFirstLine, /*with_origins=*/true);
+}
+
+Finding combines_finding(const Rule &rule, const SiteContext &context, std::string_view tail) {
+  Finding f = site_finding(rule, context, combines_message(context, tail));
+  if (f.message.size() > kMaxSummary)
+    f.summary = combines_line(context, tail, kMaxSummary, /*with_origins=*/false);
+  return f;
 }
 
 Finding site_finding(const Rule &rule, const SiteContext &context, std::string message) {

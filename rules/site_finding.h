@@ -19,4 +19,8 @@ constexpr std::string_view kMayDiffer = ", which may be on different devices";
 // The finding of `rule` at a site that combines operands, with `message` as its first line.
 Finding site_finding(const Rule &rule, const SiteContext &context, std::string message);
 
+// The same with the first line `combines_message(context, tail)` and, where that is longer than
+// a terminal line (~100 characters), the operands alone as the summary the human formats print.
+Finding combines_finding(const Rule &rule, const SiteContext &context, std::string_view tail);
+
 } // namespace devlint

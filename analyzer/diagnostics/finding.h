@@ -47,7 +47,10 @@ struct OperandOrigin {
 struct Finding {
   std::string code;      // "DL001"
   std::string rule_name; // "cross-device-concat"
-  std::string message;
+  std::string message;   // the whole first line: JSON, SARIF and the other data formats keep it
+  // The short first line the human formats print (at most ~100 characters: what meets what);
+  // the origins, why, placement and fix follow as notes. Empty: `message` is short already.
+  std::string summary;
   const SourceFile *file = nullptr;
   SourceRange range;
   std::vector<RelatedLocation> origins;

@@ -336,6 +336,7 @@ std::optional<std::vector<Finding>> findings_from(const json &array,
     if (!plausible_code(f.code))
       return std::nullopt;
     f.message = text_from(j.at("message"));
+    f.summary = text_from(j.at("summary"));
     f.range = range_from(j.at("range"));
     if (!range_fits(f.range, *f.file))
       return std::nullopt;
@@ -395,6 +396,7 @@ std::optional<json> findings_json(const std::vector<Finding> &findings,
                    {"code", text_json(f.code)},
                    {"rule", text_json(f.rule_name)},
                    {"message", text_json(f.message)},
+                   {"summary", text_json(f.summary)},
                    {"range", range_json(f.range)},
                    {"origins", origins},
                    {"why", text_json(f.why)},

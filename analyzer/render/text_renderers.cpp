@@ -31,15 +31,15 @@ void header(std::ostream &out, const Finding &f, const RenderOptions &options, c
     out << p.cyan << "(warning) " << p.reset;
   if (fix_available(f, options))
     out << p.cyan << "[*] " << p.reset;
-  out << printable(f.message) << "\n";
+  out << printable(f.summary.empty() ? f.message : f.summary) << "\n";
 }
 
 // An input diagnostic, as a finding's first line: `path:line:column: invalid-syntax: message`.
 void diagnostic_header(std::ostream &out, const Diagnostic &d, const Palette &p) {
-  out << p.bold << d.path << p.reset << p.cyan << ":" << p.reset;
+  out << p.bold << printable(d.path) << p.reset << p.cyan << ":" << p.reset;
   if (d.line)
     out << d.line << p.cyan << ":" << p.reset << d.column << p.cyan << ":" << p.reset;
-  out << " " << p.red << p.bold << diagnostic_name(d) << p.reset << ": " << d.message << "\n";
+  out << " " << p.red << p.bold << diagnostic_name(d) << p.reset << ": " << printable(d.message) << "\n";
 }
 
 } // namespace
