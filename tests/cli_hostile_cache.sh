@@ -159,7 +159,7 @@ json.dump(entry, open(sys.argv[1], "w"))
 PY
   done
 }
-inject 'f["message"] = "\x1b]0;owned\x07\x1b[2J\x1b[31mred " + f["message"]; f["origins"][0]["path"] = "evil\x1b[1m.py"'
+inject 'f["message"] = "\x1b]0;owned\x07\x1b[2J\x1b[31mred " + f["message"]; f["summary"] = "\x1b]0;owned\x07\x1b[2J " + f["summary"]; f["origins"][0]["path"] = "evil\x1b[1m.py"'
 for format in full concise github; do
   run 1 "terminal escapes in a cache entry: $format" -- "$devlint" check --output-format "$format" pkg
   no_raw_controls out
@@ -205,7 +205,7 @@ for format in full concise json json-lines sarif github gitlab junit; do
   case $format in full | concise | github) has out 'modeling_\xff\xfe.py' ;; esac
 done
 # The warm run answered from the cache (a marked entry shows through), name and all.
-inject 'f["message"] = "MARKED " + f["message"]'
+inject 'f["message"] = "MARKED " + f["message"]; f["summary"] = "MARKED " + f["summary"]'
 run 1 "a non-UTF-8 file name round-trips through the cache" -- "$devlint" check --output-format concise pkg
 has out 'pkg/modeling_\xff\xfe.py:31:28: DL001 [*] MARKED'
 run 0 "devlint clean says what it removed" -- "$devlint" clean
