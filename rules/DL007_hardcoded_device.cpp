@@ -39,13 +39,13 @@ automatic fix because the right tensor depends on the intent.
     f.file = site.file->source;
     f.range = site.expr->range;
     // LibTorch has no device map: the module runs wherever its caller's `->to()` put it.
-    f.message = "Hard-coded device `" + device + "` in `" + std::string(site.unit->name) +
-                (site.file->explicit_placement
-                     ? "`: the module runs wherever `->to(device)` puts it; take the device from a "
-                       "tensor in scope"
-                     : "`: under a device map this module may run on any GPU; take the device "
-                       "from a tensor in scope");
-    f.no_fix_reason = "the right device depends on intent";
+    // The short line the terminal shows ends before the advice; the note below repeats it.
+    f.summary =
+        "Hard-coded device `" + device + "` in `" + std::string(site.unit->name) +
+        (site.file->explicit_placement ? "`: the module runs wherever `->to(device)` puts it"
+                                       : "`: under a device map this module may run on any GPU");
+    f.message = f.summary + "; take the device from a tensor in scope";
+    f.no_fix_reason = "the right device depends on intent; take the device from a tensor in scope";
     f.unit_class = std::string(site.unit->name);
     f.operand_origins.push_back(
         {static_cast<uint8_t>(OriginKind::LiteralDevice), device, false, device});
