@@ -308,5 +308,76 @@ TEST(DeviceMapSimulation, MaxMemoryParsing) {
   EXPECT_THROW(parse_max_memory("0=1GiB,0=2GiB"), std::invalid_argument);
 }
 
+// transformers 5's configurations are dataclasses (huggingface_hub's @strict): annotated class
+// attributes are the fields, the generated __init__ takes them as keyword arguments, and
+// __post_init__ derives the rest (tests/data/devmap_dataclass_config).
+const std::string kDataclassConfig =
+    std::string(DEVLINT_TESTS_DATA_DIR) + "/devmap_dataclass_config";
+
+TEST(ModuleTree, DataclassConfigurationDefaultsSizeTheModel) {
+  auto setup = load(kDataclassConfig);
+  ASSERT_NE(setup->root, nullptr);
+  EXPECT_EQ(setup->config.class_name, "Tiny5Config");
+  EXPECT_TRUE(setup->tree.complete())
+      << (setup->tree.unknowns.empty() ? "" : setup->tree.unknowns[0].what);
+  const nlohmann::json &values = setup->config.values;
+  EXPECT_EQ(values.value("hidden_size", 0), 8);
+  EXPECT_EQ(values.value("head_dim", 0), 4);               // __post_init__: 8 // 2
+  EXPECT_EQ(values.value("is_gated_act", false), true);    // "gated-gelu".split("-")[0]
+  EXPECT_EQ(values.value("initializer_range", 0.0), 0.02); // interval(...)(default=0.02)
+  EXPECT_FALSE(values.contains("model_type"));             // a class attribute, not a field
+  // embed 10x8, 3 blocks of q 8x8 + wi, wi_gate 8x16 + wo 16x8, lm_head 8x10: 1504 elements.
+  auto sizes = compute_module_sizes(setup->tree);
+  EXPECT_EQ(sizes[""], 1504 * setup->tree.dtype_bytes);
+  EXPECT_EQ(sizes["model.layers.0"], 448 * setup->tree.dtype_bytes);
+}
+
+TEST(ModuleTree, DataclassConfigurationTakesConfigJsonAsKeywords) {
+  auto setup = load(kDataclassConfig, kDataclassConfig + "/config_relu.json");
+  ASSERT_NE(setup->root, nullptr);
+  EXPECT_TRUE(setup->tree.complete());
+  EXPECT_EQ(setup->tree.dtype_bytes, 4);
+  EXPECT_EQ(setup->config.values.value("is_gated_act", true), false); // "relu"
+  EXPECT_TRUE(setup->config.values.contains("architectures")); // not a field: kept as attribute
+  // 2 blocks without wi_gate: 80 + 2 * (64 + 128 + 128) + 80 elements.
+  EXPECT_EQ(compute_module_sizes(setup->tree)[""], 800 * 4);
+}
+
+TEST(ModuleTree, DataclassSubclassInheritsFieldsAndOverridesDefaults) {
+  std::vector<std::unique_ptr<SourceFile>> sources;
+  std::vector<std::unique_ptr<SyntaxFile>> syntax;
+  for (const char *name : {"configuration_tiny5.py", "modeling_tiny5.py"}) {
+    Diagnostic d;
+    sources.push_back(read_source_file(kDataclassConfig + "/" + name, 1 << 20, d));
+    ASSERT_NE(sources.back(), nullptr) << d.message;
+    syntax.push_back(lower_python(*sources.back()));
+  }
+  auto package = build_package({syntax[0].get(), syntax[1].get()}, {});
+  auto config = build_model_config(*package, {syntax[0].get()}, "Tiny5WideConfig", nullptr);
+  ASSERT_TRUE(config.present);
+  EXPECT_EQ(config.values.value("hidden_size", 0), 16);      // the subclass's default
+  EXPECT_EQ(config.values.value("num_hidden_layers", 0), 3); // the base's field
+  EXPECT_EQ(config.values.value("head_dim", 0), 8);          // the base's __post_init__
+}
+
+// A dataclass keeps an __init__ its class defines: only its explicit code runs.
+TEST(ModuleTree, DataclassWithItsOwnInitRunsIt) {
+  auto f = testing::source("from dataclasses import dataclass\n"
+                           "from transformers import PretrainedConfig\n\n"
+                           "@dataclass\n"
+                           "class OwnConfig(PretrainedConfig):\n"
+                           "    hidden_size: int = 8\n\n"
+                           "    def __init__(self, width=32, **kwargs):\n"
+                           "        self.width = width\n"
+                           "        super().__init__(**kwargs)\n",
+                           "configuration_own.py");
+  auto syntax = lower_python(*f);
+  auto package = build_package({syntax.get()}, {});
+  auto config = build_model_config(*package, {syntax.get()}, "OwnConfig", nullptr);
+  ASSERT_TRUE(config.present);
+  EXPECT_EQ(config.values.value("width", 0), 32);
+  EXPECT_FALSE(config.values.contains("hidden_size"));
+}
+
 } // namespace
 } // namespace devlint

@@ -594,12 +594,130 @@ private:
     return self;
   }
 
+  // Whether class decorator `d` makes a dataclass: `@dataclass`, `@dataclass(...)`,
+  // `@dataclasses.dataclass`, or huggingface_hub's `@strict` / `@strict(...)`, which wraps
+  // dataclasses (transformers 5's configurations).
+  static bool is_dataclass_decorator(const Expr *d) {
+    if (d->kind == ExprKind::Call && !d->operands.empty())
+      d = d->operands[0];
+    if (d->kind != ExprKind::Name && d->kind != ExprKind::Attribute)
+      return false;
+    return d->text == "dataclass" || d->text == "strict";
+  }
+  static bool is_dataclass(const ClassDef *c) {
+    return std::any_of(c->decorators.begin(), c->decorators.end(), is_dataclass_decorator);
+  }
+
+  // The dataclass whose generated __init__ builds an instance of `cls`: up the first bases, the
+  // first class that is a dataclass, unless a class defines __init__ before it (a dataclass keeps
+  // an __init__ its class defines). Nullopt: an ordinary __init__ runs.
+  std::optional<ClassRef> generated_init_owner(const ClassRef &cls, int guard = 0) {
+    if (guard > 16)
+      return std::nullopt;
+    for (const FunctionDef *m : cls.def->methods)
+      if (m->name == "__init__")
+        return std::nullopt;
+    if (is_dataclass(cls.def))
+      return cls;
+    for (auto &[base, dotted] : bases_of(cls))
+      return base ? generated_init_owner(*base, guard + 1) : std::nullopt;
+    return std::nullopt;
+  }
+
+  struct DataclassField {
+    std::string name;
+    const Expr *default_value = nullptr; // null: no default
+    const SyntaxFile *file = nullptr;
+  };
+
+  // The fields of `cls` and the dataclasses among its bases, bases first, as dataclasses order
+  // them: each annotated class attribute of a dataclass (`hidden_size: int = 768`) but ClassVars;
+  // a subclass's field of the same name replaces the base's default in place.
+  void collect_fields(const ClassRef &cls, std::vector<DataclassField> &fields, int guard = 0) {
+    if (guard > 16)
+      return;
+    auto bases = bases_of(cls);
+    for (auto it = bases.rbegin(); it != bases.rend(); ++it)
+      if (it->first)
+        collect_fields(*it->first, fields, guard + 1);
+    if (!is_dataclass(cls.def))
+      return;
+    for (const Stmt *st : cls.def->body) {
+      if (st->kind != StmtKind::Assign || st->annotation.empty() || st->targets.size() != 1 ||
+          st->targets[0]->kind != ExprKind::Name ||
+          st->annotation.find("ClassVar") != std::string_view::npos)
+        continue;
+      DataclassField field{std::string(st->targets[0]->text), st->value, cls.file};
+      auto same = std::find_if(fields.begin(), fields.end(),
+                               [&](const DataclassField &f) { return f.name == field.name; });
+      if (same != fields.end())
+        *same = std::move(field);
+      else
+        fields.push_back(std::move(field));
+    }
+  }
+
+  // Whether `cls` derives, through package classes, from transformers' configuration base.
+  bool is_transformers_config(const ClassRef &cls) {
+    return derives_from(cls.def, "PretrainedConfig", 0) ||
+           derives_from(cls.def, "PreTrainedConfig", 0);
+  }
+
+  // The __init__ a dataclass generates (transformers 5's `@strict` configurations): each field
+  // from its argument, else its default; keyword arguments that are not fields stay attributes,
+  // as PreTrainedConfig's __post_init__ keeps them; then __post_init__ derives what it derives
+  // (`head_dim = hidden_size // num_attention_heads`).
+  void dataclass_init(const ClassRef &cls, const ClassRef &owner, const Value &self,
+                      std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
+                      const Frame &caller) {
+    std::vector<DataclassField> fields;
+    collect_fields(owner, fields);
+    std::map<std::string, Value> &attrs = self.object->attrs;
+    size_t next_positional = 0;
+    for (const DataclassField &field : fields) {
+      auto given = std::find_if(kwargs.begin(), kwargs.end(),
+                                [&](const auto &kw) { return kw.first == field.name; });
+      if (given != kwargs.end()) {
+        attrs[field.name] = given->second;
+      } else if (next_positional < args.size()) {
+        attrs[field.name] = args[next_positional++];
+      } else if (field.default_value) {
+        // `field(default=X)`, or a validator wrapping it (huggingface_hub's
+        // `interval(min=0.0)(default=X)`): the default is X.
+        const Expr *default_value = field.default_value;
+        if (default_value->kind == ExprKind::Call)
+          if (const Keyword *k = default_value->keyword("default"); k && k->value)
+            default_value = k->value;
+        Frame frame;
+        frame.file = field.file;
+        attrs[field.name] = eval(default_value, frame);
+      }
+    }
+    std::vector<std::pair<std::string, Value>> rest;
+    for (auto &[k, v] : kwargs)
+      if (!k.empty() && std::none_of(fields.begin(), fields.end(),
+                                     [&](const DataclassField &f) { return f.name == k; })) {
+        attrs[k] = v;
+        rest.emplace_back(k, v);
+      }
+    if (is_transformers_config(cls))
+      add_pretrained_config_defaults(attrs);
+    Value post_init = class_member(cls, "__post_init__", self);
+    if (post_init.is(Kind::Function))
+      call_function(post_init, {}, std::move(rest), caller, caller.module_path);
+  }
+
   // Runs the __init__ that `cls` resolves to on `self`.
   void run_init(const ClassRef &cls, const Value &self, std::vector<Value> args,
                 std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller,
                 const std::string &path, int guard = 0) {
     if (guard > 16)
       return;
+    if (self.is(Kind::Object) && guard == 0)
+      if (std::optional<ClassRef> owner = generated_init_owner(cls)) {
+        dataclass_init(cls, *owner, self, std::move(args), std::move(kwargs), caller);
+        return;
+      }
     for (const FunctionDef *m : cls.def->methods)
       if (m->name == "__init__") {
         Value fn;
@@ -2212,6 +2330,19 @@ private:
       if ((name == "startswith" || name == "endswith") && p.size() == 1 && p[0].is(Kind::Str))
         return Value::boolean(name == "startswith" ? starts_with(self.text, p[0].text)
                                                    : ends_with_str(self.text, p[0].text));
+      if (name == "split" && !p.empty() && p[0].is(Kind::Str) && !p[0].text.empty()) {
+        // `"gated-gelu".split("-")`: configurations derive flags from such settings.
+        ValueList parts;
+        const std::string &sep = p[0].text;
+        for (size_t begin = 0;;) {
+          size_t end = self.text.find(sep, begin);
+          parts.push_back(Value::str(self.text.substr(begin, end - begin)));
+          if (end == std::string::npos || parts.size() > 4096)
+            break;
+          begin = end + sep.size();
+        }
+        return Value::list_of(std::move(parts));
+      }
       if (name == "format")
         return Value::unknown("str.format");
       break;

@@ -91,6 +91,7 @@ struct Stmt {
   std::vector<Stmt *> finalbody;
   FunctionDef *function = nullptr;
   ClassDef *class_def = nullptr;
+  std::string_view annotation; // Assign: `int` of `x: int = 1` as written, empty if none
 };
 
 struct Parameter {
@@ -130,6 +131,7 @@ struct ClassDef {
   std::vector<Expr *> bases;
   std::vector<Stmt *> body;
   std::vector<FunctionDef *> methods;
+  std::vector<Expr *> decorators; // `@strict`, `@dataclass(frozen=True)`: the expressions
 };
 
 struct ImportedName {

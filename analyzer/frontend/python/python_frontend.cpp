@@ -487,6 +487,10 @@ private:
       } else if (kind(def) == Sym::ClassDefinition) {
         Stmt *s = make_stmt(StmtKind::ClassDef, n);
         s->class_def = lower_class(def, depth);
+        for_each_named_child(n, [&](TSNode c) {
+          if (kind(c) == Sym::Decorator && ts_node_named_child_count(c) > 0)
+            s->class_def->decorators.push_back(lower_expr(ts_node_named_child(c, 0), depth));
+        });
         into.push_back(s);
       }
       return;
@@ -530,6 +534,9 @@ private:
     }
     // a = b = value is a right-nested chain of assignments.
     Stmt *s = make_stmt(StmtKind::Assign, n);
+    TSNode type = field(n, sym_.type);
+    if (!ts_node_is_null(type))
+      s->annotation = text(type);
     TSNode current = n;
     while (!ts_node_is_null(current) && kind(current) == Sym::Assignment) {
       s->targets.push_back(lower_expr(field(current, sym_.left), depth));
