@@ -13,8 +13,6 @@ tiny="$source_dir/tests/data/modeling_tiny.py" # one DL001 at 31:28
 finding="modeling_tiny.py:31:28: DL001"
 cache="$XDG_CACHE_HOME/devlint"
 
-has() { grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 lacks '$2'"; head -c 3000 "$tmp/$1"; fail=1; }; }
-lacks() { ! grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 has '$2'"; head -c 3000 "$tmp/$1"; fail=1; }; }
 intact() { # intact VICTIM: the file outside the repository still holds what it held
   [ "$(cat "$1")" = "precious user data" ] || { echo "FAIL: $1 was overwritten: $(head -c 200 "$1")"; fail=1; }
 }

@@ -10,19 +10,6 @@ source "$(dirname "$0")/cli_lib.sh"
 export DEVLINT_CACHE_DIR="$tmp/cache"
 limited() { timeout -k 5 "$@"; }
 
-expect() { # expect FILE TEXT: FILE (out or err) contains TEXT
-  if ! grep -q -- "$2" "$tmp/$1"; then
-    echo "FAIL: $1 lacks '$2'"
-    head -c 2000 "$tmp/$1"
-    fail=1
-  fi
-}
-absent() {
-  if grep -q -- "$2" "$tmp/$1"; then
-    echo "FAIL: $1 has '$2'"
-    fail=1
-  fi
-}
 
 # A two-file model package (configuration class + model) with one DL001 at 29:52.
 new_package() {

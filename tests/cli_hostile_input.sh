@@ -11,19 +11,6 @@ source "$(dirname "$0")/cli_lib.sh"
 tiny="$source_dir/tests/data/modeling_tiny.py" # one DL001 at 31:28
 export DEVLINT_CACHE_DIR="$tmp/cache"
 
-expect() { # expect FILE TEXT: FILE (out or err) contains TEXT
-  if ! grep -q -- "$2" "$tmp/$1"; then
-    echo "FAIL: $1 lacks '$2'"
-    head -c 2000 "$tmp/$1"
-    fail=1
-  fi
-}
-absent() {
-  if grep -q -- "$2" "$tmp/$1"; then
-    echo "FAIL: $1 has '$2'"
-    fail=1
-  fi
-}
 # The good file checked next to each hostile one: its finding must still be reported.
 mkdir -p "$tmp/good"
 cp "$tiny" "$tmp/good/modeling_tiny.py"

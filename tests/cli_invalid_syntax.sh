@@ -5,12 +5,6 @@
 set -u
 devlint="$(realpath "$1")" source_dir="$(realpath "$2")"
 source "$(dirname "$0")/cli_lib.sh"
-has() { # has FILE TEXT
-  grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 lacks '$2'"; cat "$tmp/$1"; fail=1; }
-}
-lacks() {
-  ! grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 has '$2'"; cat "$tmp/$1"; fail=1; }
-}
 
 proj="$tmp/proj"
 mkdir -p "$proj/models" "$proj/py2" "$proj/clean"

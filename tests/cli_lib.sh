@@ -16,3 +16,9 @@ run() { # run WANT_EXIT DESCRIPTION -- command...   (stdout/stderr land in $tmp/
     echo "ok: $what (exit $got)"
   fi
 }
+# Assertions on $tmp/out or $tmp/err. has / lacks: the text as written; expect / absent: a
+# grep pattern.
+has() { grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 lacks '$2'"; head -c 3000 "$tmp/$1"; fail=1; }; }
+lacks() { ! grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: $1 has '$2'"; head -c 3000 "$tmp/$1"; fail=1; }; }
+expect() { grep -q -- "$2" "$tmp/$1" || { echo "FAIL: $1 lacks '$2'"; head -c 2000 "$tmp/$1"; fail=1; }; }
+absent() { ! grep -q -- "$2" "$tmp/$1" || { echo "FAIL: $1 has '$2'"; fail=1; }; }

@@ -694,12 +694,14 @@ private:
       }
     }
     std::vector<std::pair<std::string, Value>> rest;
-    for (auto &[k, v] : kwargs)
-      if (!k.empty() && std::none_of(fields.begin(), fields.end(),
-                                     [&](const DataclassField &f) { return f.name == k; })) {
-        attrs[k] = v;
-        rest.emplace_back(k, v);
+    for (const auto &keyword : kwargs) {
+      const std::string &name = keyword.first;
+      if (!name.empty() && std::none_of(fields.begin(), fields.end(),
+                                        [&](const DataclassField &f) { return f.name == name; })) {
+        attrs[name] = keyword.second;
+        rest.push_back(keyword);
       }
+    }
     if (is_transformers_config(cls))
       add_pretrained_config_defaults(attrs);
     Value post_init = class_member(cls, "__post_init__", self);
