@@ -379,5 +379,17 @@ TEST(ModuleTree, DataclassWithItsOwnInitRunsIt) {
   EXPECT_FALSE(config.values.contains("hidden_size"));
 }
 
+// transformers 5 ties what `_tied_weights_keys = {target: source}` names, when the configuration
+// says tie_word_embeddings; the tied head then takes no room of its own.
+TEST(ModuleTree, TiedWeightsKeysDictTiesTargetToSource) {
+  auto untied = load(kDataclassConfig); // tie_word_embeddings: False by the config's default
+  EXPECT_TRUE(untied->tree.tied_parameters.empty());
+  auto tied = load(kDataclassConfig, kDataclassConfig + "/config_tied.json");
+  std::vector<std::vector<std::string>> expected = {
+      {"lm_head.weight", "model.embed_tokens.weight"}};
+  EXPECT_EQ(tied->tree.tied_parameters, expected);
+  EXPECT_EQ(compute_module_sizes(tied->tree)[""], (1504 - 80) * 4);
+}
+
 } // namespace
 } // namespace devlint

@@ -2889,6 +2889,25 @@ const ModuleClass *choose_root_class(const Package &package, const ModelConfig &
   return best;
 }
 
+namespace {
+
+// The parameter `path` names ("lm_head.weight", "model.layers.0.mlp.up.bias") below `root`, or
+// null.
+TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
+  ModuleNode *node = root;
+  for (size_t dot = path.find('.'); node && dot != std::string_view::npos; dot = path.find('.')) {
+    node = node->child(std::string(path.substr(0, dot)));
+    path.remove_prefix(dot + 1);
+  }
+  if (node)
+    for (TreeTensor &t : node->parameters)
+      if (t.name == path)
+        return &t;
+  return nullptr;
+}
+
+} // namespace
+
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                              const ModelConfig &config, const std::string &dtype) {
   ModuleTree tree;
@@ -2928,7 +2947,25 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
   if (config.values.contains("tie_word_embeddings") &&
       !config.values["tie_word_embeddings"].is_boolean())
     tree.unknowns.push_back({"", "tie_word_embeddings is not a bool: taken as true", ""});
-  if (tie) {
+  Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
+  if (tied_keys.is(Kind::Dict)) {
+    // transformers 5: `_tied_weights_keys = {target: source}` gives each target parameter its
+    // source's storage when config.tie_word_embeddings (get_expanded_tied_weights_keys). Regular
+    // expressions there are not expanded (a repository's pattern is not run): listed instead.
+    for (const auto &[target_name, source_name] : *tied_keys.dict) {
+      if (!tie || !target_name.is(Kind::Str) || !source_name.is(Kind::Str))
+        continue;
+      TreeTensor *target = parameter_at(tree.root, target_name.text);
+      TreeTensor *source = parameter_at(tree.root, source_name.text);
+      if (target && source)
+        target->storage = source->storage;
+      else
+        tree.unknowns.push_back({"",
+                                 "_tied_weights_keys: `" + target_name.text + "` -> `" +
+                                     source_name.text + "` names no parameter; not tied",
+                                 ""});
+    }
+  } else if (tie) {
     auto output = evaluator.call_module_method(tree.root, "get_output_embeddings");
     std::optional<Value> input = evaluator.call_module_method(tree.root, "get_input_embeddings");
     if (!input || !input->is(Kind::Module)) {

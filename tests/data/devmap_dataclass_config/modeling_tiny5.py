@@ -48,6 +48,8 @@ class Tiny5Model(Tiny5PreTrainedModel):
 
 
 class Tiny5ForCausalLM(Tiny5PreTrainedModel):
+    _tied_weights_keys = {"lm_head.weight": "model.embed_tokens.weight"}
+
     def __init__(self, config):
         super().__init__(config)
         self.model = Tiny5Model(config)
