@@ -391,5 +391,41 @@ TEST(ModuleTree, TiedWeightsKeysDictTiesTargetToSource) {
   EXPECT_EQ(compute_module_sizes(tied->tree)[""], (1504 - 80) * 4);
 }
 
+// transformers 5's PreTrainedConfig.__post_init__ turns a `rope_parameters` field into a dict with
+// `rope_type` ("default") and `rope_theta`; rotary embeddings index it like a dict.
+TEST(ModuleTree, DataclassConfigurationStandardizesRopeParameters) {
+  auto config_file = testing::source("from huggingface_hub.dataclasses import strict\n"
+                                     "from ...configuration_utils import PreTrainedConfig\n\n"
+                                     "@strict\n"
+                                     "class RopeConfig(PreTrainedConfig):\n"
+                                     "    default_theta = 10000.0\n"
+                                     "    hidden_size: int = 8\n"
+                                     "    rope_parameters: dict | None = None\n",
+                                     "configuration_rope.py");
+  auto model_file = testing::source(
+      "import torch\nfrom torch import nn\n\n"
+      "class Rotary(nn.Module):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__()\n"
+      "        self.rope_type = config.rope_parameters['rope_type']\n"
+      "        if self.rope_type != 'default':\n"
+      "            self.extra = nn.Linear(4, 4)\n"
+      "        base = config.rope_parameters['rope_theta']\n"
+      "        self.register_buffer('inv_freq', torch.arange(0, config.hidden_size, 2), "
+      "persistent=False)\n",
+      "modeling_rope.py");
+  auto config_syntax = lower_python(*config_file);
+  auto model_syntax = lower_python(*model_file);
+  auto package = build_package({config_syntax.get(), model_syntax.get()}, {});
+  auto config = build_model_config(*package, {config_syntax.get()}, "RopeConfig", nullptr);
+  ASSERT_TRUE(config.present);
+  nlohmann::json expected = {{"rope_theta", 10000.0}, {"rope_type", "default"}};
+  EXPECT_EQ(config.values["rope_parameters"], expected);
+  auto tree = build_module_tree(*package, *package->find_class("Rotary"), config, "");
+  ASSERT_NE(tree.root, nullptr);
+  EXPECT_TRUE(tree.complete()) << (tree.unknowns.empty() ? "" : tree.unknowns[0].what);
+  EXPECT_EQ(tree.root->child("extra"), nullptr);
+}
+
 } // namespace
 } // namespace devlint

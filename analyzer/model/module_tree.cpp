@@ -706,7 +706,62 @@ private:
       add_pretrained_config_defaults(attrs);
     Value post_init = class_member(cls, "__post_init__", self);
     if (post_init.is(Kind::Function))
-      call_function(post_init, {}, std::move(rest), caller, caller.module_path);
+      call_function(post_init, {}, rest, caller, caller.module_path);
+    if (is_transformers_config(cls))
+      standardize_rope_parameters(cls, attrs, rest);
+  }
+
+  // What transformers 5's PreTrainedConfig.__post_init__ makes of a `rope_parameters` field
+  // (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict, standardize_rope_params): a dict
+  // (`rope_scaling` if given, else the field, else {}) holding `rope_theta` and `rope_type`
+  // ("type" or "default"). Rotary embeddings read both. Per-layer-type dicts stay as they are.
+  void standardize_rope_parameters(const ClassRef &cls, std::map<std::string, Value> &attrs,
+                                   const std::vector<std::pair<std::string, Value>> &kwargs) {
+    auto field = attrs.find("rope_parameters");
+    if (field == attrs.end())
+      return;
+    auto keyword = [&](const std::string &name) -> std::optional<Value> {
+      for (const auto &kw : kwargs)
+        if (kw.first == name)
+          return kw.second;
+      return std::nullopt;
+    };
+    Value params = field->second;
+    if (std::optional<Value> scaling = keyword("rope_scaling"); scaling && scaling->is(Kind::Dict))
+      params = *scaling;
+    if (params.is(Kind::None))
+      params = Value::dict_of({});
+    if (!params.is(Kind::Dict))
+      return;
+    auto get = [&](const char *key) -> std::optional<Value> {
+      for (const auto &entry : *params.dict)
+        if (entry.first.is(Kind::Str) && entry.first.text == key)
+          return entry.second;
+      return std::nullopt;
+    };
+    auto layer_types = attrs.find("layer_types");
+    if (layer_types != attrs.end() && layer_types->second.is(Kind::List) && !params.dict->empty() &&
+        std::all_of(params.dict->begin(), params.dict->end(), [&](const auto &entry) {
+          return std::any_of(layer_types->second.list->begin(), layer_types->second.list->end(),
+                             [&](const Value &t) {
+                               return t.is(Kind::Str) && entry.first.is(Kind::Str) &&
+                                      t.text == entry.first.text;
+                             });
+        }))
+      return;
+    if (!get("rope_theta")) {
+      std::optional<Value> theta = keyword("rope_theta");
+      if (!theta && attrs.count("rope_theta"))
+        theta = attrs["rope_theta"];
+      if (!theta)
+        theta = class_member(cls, "default_theta", Value::none());
+      dict_set(params, Value::str("rope_theta"), *theta);
+    }
+    if (!get("rope_type")) {
+      std::optional<Value> type = get("type");
+      dict_set(params, Value::str("rope_type"), type ? *type : Value::str("default"));
+    }
+    field->second = params;
   }
 
   // Runs the __init__ that `cls` resolves to on `self`.
@@ -1384,6 +1439,13 @@ private:
       return Value::unknown("key not in dict");
     }
     Value index = eval(e->operands[1], frame);
+    // A JSON object of the configuration is a dict to Python
+    // (`config.rope_parameters["rope_type"]`) unless a configuration class made it a
+    // sub-configuration; it answers both ways here.
+    if (v.is(Kind::Object) && !v.object->class_def && index.is(Kind::Str)) {
+      auto it = v.object->attrs.find(index.text);
+      return it != v.object->attrs.end() ? it->second : Value::unknown("key not in dict");
+    }
     if (v.is(Kind::List) && index.is(Kind::Int)) {
       int64_t n = static_cast<int64_t>(v.list->size());
       int64_t i = index.integer < 0 ? index.integer + n : index.integer;
