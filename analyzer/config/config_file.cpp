@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <toml++/toml.h>
 
-#include "model/file_input.h"
 #include "model/did_you_mean.h"
+#include "model/file_input.h"
 #include "model/paths.h"
 #include "rules/rule.h"
 

@@ -39,7 +39,8 @@ void diagnostic_header(std::ostream &out, const Diagnostic &d, const Palette &p)
   out << p.bold << printable(d.path) << p.reset << p.cyan << ":" << p.reset;
   if (d.line)
     out << d.line << p.cyan << ":" << p.reset << d.column << p.cyan << ":" << p.reset;
-  out << " " << p.red << p.bold << diagnostic_name(d) << p.reset << ": " << printable(d.message) << "\n";
+  out << " " << p.red << p.bold << diagnostic_name(d) << p.reset << ": " << printable(d.message)
+      << "\n";
 }
 
 } // namespace
