@@ -42,12 +42,12 @@ TEST(ByteClasses, CommentsStringsAndInterpolations) {
 }
 
 TEST(ByteClasses, IntendedClassesOfAReplacement) {
-  std::vector<ByteClass> classes = intended_classes(".to(\"cuda\")  # moved");
+  std::vector<ByteClass> classes = lex_python_fragment(".to(\"cuda\")  # moved");
   EXPECT_EQ(classes[0], ByteClass::Code);
   EXPECT_EQ(classes[4], ByteClass::String);
   EXPECT_EQ(classes[10], ByteClass::Code);
   EXPECT_EQ(classes.back(), ByteClass::Comment);
-  EXPECT_EQ(intended_classes("f'x'")[0], ByteClass::String) << "a prefix belongs to its string";
+  EXPECT_EQ(lex_python_fragment("f'x'")[0], ByteClass::String) << "a prefix belongs to its string";
 }
 
 TEST(FixPassProblem, AcceptsACodeInsertion) {

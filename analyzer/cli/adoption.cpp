@@ -13,6 +13,7 @@
 #include "driver/fix_files.h"
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
+#include "frontend/python/python_tokens.h"
 #include "model/file_input.h"
 #include "model/text.h"
 #include "rules/rule.h"
@@ -270,24 +271,12 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
 
 namespace {
 
-// Where the `#` comment of a line starts outside string literals, or npos. Enough of Python's
-// lexer for one line: quotes and escapes.
+// Where the `#` comment of a line starts outside string literals, or npos.
 size_t comment_start(std::string_view line) {
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      return i;
-    }
-  }
-  return std::string_view::npos;
+  std::vector<ByteClass> classes = lex_python_fragment(line);
+  auto comment = std::find(classes.begin(), classes.end(), ByteClass::Comment);
+  return comment == classes.end() ? std::string_view::npos
+                                  : static_cast<size_t>(comment - classes.begin());
 }
 
 } // namespace

@@ -73,7 +73,7 @@ std::optional<std::string> fix_pass_problem(const std::string &before, const std
   for (const TextEdit &e : edits) {
     if (auto problem = compare_unedited(e.begin))
       return problem;
-    std::vector<ByteClass> intended = intended_classes(e.replacement);
+    std::vector<ByteClass> intended = lex_python_fragment(e.replacement);
     for (size_t k = 0; k < e.replacement.size(); ++k, ++new_pos)
       if (new_tokens.classes[new_pos] != intended[k])
         return "its replacement `" + e.replacement + "` would be read as " +

@@ -2,6 +2,9 @@
 
 #include <cctype>
 #include <cstring>
+#include <vector>
+
+#include "frontend/python/python_tokens.h"
 
 namespace devlint {
 namespace {
@@ -53,20 +56,12 @@ std::string unexpected_text(std::string_view error) {
 // or 0: what Python reports as "`(` was never closed".
 char unclosed_bracket(std::string_view error) {
   std::string open;
-  char quote = 0;
+  std::vector<ByteClass> classes = lex_python_fragment(error);
   for (size_t i = 0; i < error.size(); ++i) {
     char c = error[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      while (i + 1 < error.size() && error[i + 1] != '\n')
-        ++i;
-    } else if (c == '(' || c == '[' || c == '{') {
+    if (classes[i] != ByteClass::Code)
+      continue;
+    if (c == '(' || c == '[' || c == '{') {
       open += c;
     } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
       open.pop_back();

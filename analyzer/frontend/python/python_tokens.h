@@ -20,9 +20,10 @@ struct PythonTokens {
 
 PythonTokens classify_python_bytes(std::string_view text);
 
-// The classes `replacement` is meant to have when inserted as code: quoted parts are strings, a
-// `#` outside quotes starts a comment, everything else is code. Fix edits are small, generated
-// snippets, so a simple lexer is enough.
-std::vector<ByteClass> intended_classes(std::string_view replacement);
+// The classes of a fragment or a line of Python, without a parse tree: quoted parts (with their
+// prefix) are strings, a `#` outside quotes starts a comment to the end of its line, everything
+// else is code. Enough for what is lexed without a tree: a fix's replacement (the classes it is
+// meant to have), a line's `# noqa` comment, the brackets of an ERROR node's text.
+std::vector<ByteClass> lex_python_fragment(std::string_view text);
 
 } // namespace devlint
