@@ -4,9 +4,7 @@
 #include <cctype>
 
 namespace devlint {
-namespace {
-
-size_t edit_distance(std::string_view a, std::string_view b) {
+size_t edit_distance(std::string_view a, std::string_view b, bool ignore_case) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j)
     row[j] = j;
@@ -15,16 +13,15 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t above = row[j];
-      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                  std::tolower(static_cast<unsigned char>(b[j - 1]));
+      bool same = ignore_case ? std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                    std::tolower(static_cast<unsigned char>(b[j - 1]))
+                              : a[i - 1] == b[j - 1];
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
       diagonal = above;
     }
   }
   return row[b.size()];
 }
-
-} // namespace
 
 std::string closest_match(std::string_view word, const std::vector<std::string> &candidates) {
   constexpr size_t kLongestCompared = 64; // a typo, not a pasted paragraph
@@ -35,7 +32,7 @@ std::string closest_match(std::string_view word, const std::vector<std::string> 
   for (const std::string &candidate : candidates) {
     if (candidate.size() > kLongestCompared)
       continue;
-    size_t distance = edit_distance(word, candidate);
+    size_t distance = edit_distance(word, candidate, /*ignore_case=*/true);
     if (distance < best) {
       best = distance;
       match = candidate;

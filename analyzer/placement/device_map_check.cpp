@@ -8,25 +8,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/did_you_mean.h"
+
 namespace devlint {
 
 namespace {
-
-size_t edit_distance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string last_part(const std::string &path) {
   size_t dot = path.rfind('.');
@@ -132,7 +118,8 @@ std::string closest_of(const std::vector<std::string> &paths, const std::string 
     int role = role_of(leaf);
     int leaf_rank = last_part(p) == leaf ? 0 : role >= 0 && role_of(last_part(p)) == role ? 1 : 2;
     int rank = leaf_rank + (numbers_of(p) == key_numbers ? 0 : 3);
-    std::tuple<int, size_t, size_t> score{rank, edit_distance(key, p), p.size()};
+    std::tuple<int, size_t, size_t> score{rank, edit_distance(key, p, /*ignore_case=*/false),
+                                          p.size()};
     if (score < best_score) {
       best_score = score;
       best = p;

@@ -266,17 +266,7 @@ private:
       return Sym::Error;
     return s < sym_.by_symbol.size() ? sym_.by_symbol[s] : Sym::Unknown;
   }
-  SourceRange range(TSNode n) const {
-    SourceRange r;
-    r.begin = ts_node_start_byte(n);
-    r.end = ts_node_end_byte(n);
-    TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
-    r.line = a.row + 1;
-    r.column = a.column + 1;
-    r.end_line = b.row + 1;
-    r.end_column = b.column + 1;
-    return r;
-  }
+  SourceRange range(TSNode n) const { return node_range(n); }
   std::string_view text(TSNode n) const {
     return std::string_view(src_.text).substr(ts_node_start_byte(n),
                                               ts_node_end_byte(n) - ts_node_start_byte(n));
@@ -943,6 +933,18 @@ std::unique_ptr<SyntaxFile> lower_parsed_python(const SourceFile &source, const 
   lowering.lower_module(root);
   out->syntax_errors = find_python_syntax_errors(root, source.text);
   return out;
+}
+
+SourceRange node_range(TSNode n) {
+  SourceRange r;
+  r.begin = ts_node_start_byte(n);
+  r.end = ts_node_end_byte(n);
+  TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+  r.line = a.row + 1;
+  r.column = a.column + 1;
+  r.end_line = b.row + 1;
+  r.end_column = b.column + 1;
+  return r;
 }
 
 const std::string *python_parse_text(const std::string &text, std::string &storage) {

@@ -1,5 +1,6 @@
 // Inside the Python frontend: lowering a tree tree-sitter has already parsed, shared by the
-// one-shot parse (python_frontend.cpp) and the editor's incremental one (incremental_python.cpp).
+// one-shot parse (python_frontend.cpp), the editor's incremental one (incremental_python.cpp) and
+// the syntax-error finder (python_syntax_errors.cpp).
 // Nothing outside frontend/python includes this header.
 #pragma once
 
@@ -16,6 +17,9 @@ namespace devlint {
 // Lowers `tree` (parsed from `source`'s text; null: nothing parsed) into a SyntaxFile pointing
 // into `source`, syntax errors included.
 std::unique_ptr<SyntaxFile> lower_parsed_python(const SourceFile &source, const TSTree *tree);
+
+// Where `n` lies in the file: byte offsets, 1-based lines and columns.
+SourceRange node_range(TSNode n);
 
 // The text tree-sitter is given for `text`: itself, or a copy in `storage` with each lone CR
 // turned into LF (same length, so every offset stays that of the file).

@@ -4,22 +4,11 @@
 #include <cstring>
 #include <vector>
 
+#include "frontend/python/python_lowering.h"
 #include "frontend/python/python_tokens.h"
 
 namespace devlint {
 namespace {
-
-SourceRange range_of(TSNode n) {
-  SourceRange r;
-  r.begin = ts_node_start_byte(n);
-  r.end = ts_node_end_byte(n);
-  TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
-  r.line = a.row + 1;
-  r.column = a.column + 1;
-  r.end_line = b.row + 1;
-  r.end_column = b.column + 1;
-  return r;
-}
 
 bool is(TSNode n, const char *type) { return std::strcmp(ts_node_type(n), type) == 0; }
 
@@ -132,7 +121,7 @@ std::vector<SyntaxErrorNote> find_python_syntax_errors(TSNode root, std::string_
     std::string message = error_at(node, text);
     if (!message.empty()) {
       if (++total <= kMaxSyntaxErrorsPerFile)
-        errors.push_back({range_of(node), std::move(message)});
+        errors.push_back({node_range(node), std::move(message)});
     }
     // An ERROR node is one error: what tree-sitter recovered inside it is not reported again.
     bool leaf = is(node, "ERROR") || !ts_tree_cursor_goto_first_child(&cursor);
