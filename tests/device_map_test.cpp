@@ -8,8 +8,8 @@
 #include "driver/model_setup.h"
 #include "frontend/python/python_frontend.h"
 #include "model/torch_layers.h"
-#include "placement/device_map_check.h"
-#include "placement/device_map_simulation.h"
+#include "simulation/device_map_check.h"
+#include "simulation/device_map_simulation.h"
 #include "test_support.h"
 
 namespace devlint {

@@ -14,8 +14,8 @@
 
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
-#include "model/module_tree.h"
-#include "placement/device_map_check.h"
+#include "simulation/module_tree.h"
+#include "simulation/device_map_check.h"
 #include "server/lsp_framing.h"
 #include "test_support.h"
 

@@ -10,6 +10,7 @@ cd "${1:?usage: include_order.sh SOURCE_DIR}" || exit 2
 declare -A allowed=(
   [model]=""
   [diagnostics]="model"
+  [simulation]="model diagnostics"
   [frontend]="model diagnostics"
   [placement]="model diagnostics"
   [fixes]="model diagnostics placement"
@@ -17,9 +18,9 @@ declare -A allowed=(
   [findings]="model diagnostics placement fixes rules"
   [render]="model diagnostics placement fixes rules findings"
   [config]="model diagnostics frontend placement fixes rules"
-  [driver]="model diagnostics frontend placement fixes rules findings render config"
-  [cli]="model diagnostics frontend placement fixes rules findings render config driver server"
-  [server]="model diagnostics frontend placement fixes rules findings render config driver cli"
+  [driver]="model diagnostics simulation frontend placement fixes rules findings render config"
+  [cli]="model diagnostics simulation frontend placement fixes rules findings render config driver server"
+  [server]="model diagnostics simulation frontend placement fixes rules findings render config driver cli"
 )
 
 # Upward includes that are known and still to be removed (ARCHITECTURE.md). None are left;

@@ -1,7 +1,7 @@
-// One model directory made ready for placement questions: its files lowered, the package, the
-// configuration (config.json beside the code or given, else the config class's defaults), the
-// class from_pretrained would build, its module tree, and the no-split classes transformers
-// would pass to accelerate.
+// One model directory made ready for placement questions: the driver reads its files (the code,
+// configuration_*.py, config.json) and lowers them; the simulation (simulation/simulated_model.h)
+// builds the configuration, the class from_pretrained would build, its module tree and the
+// no-split classes from them.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "diagnostics/finding.h"
-#include "model/module_tree.h"
+#include "simulation/simulated_model.h"
 
 namespace devlint {
 
@@ -25,22 +25,23 @@ struct ModelSetupOptions {
   bool search_python_environment = false;
 };
 
-struct ModelSetup {
+// The files a model's configuration is read from: configuration_*.py of `directory` (sorted) and
+// config.json (`model_config` when given, else DIRECTORY/config.json, which may not exist). The
+// result cache keys a check's results by the same files.
+struct ModelInputPaths {
+  std::vector<std::string> configuration_files;
+  std::string config_json;
+};
+ModelInputPaths model_input_paths(const std::string &directory, const std::string &model_config);
+
+// The simulated model with the files it was built from (the simulation refers to them).
+struct ModelSetup : SimulatedModel {
   // Before the package: the package refers to what it resolved.
   std::unique_ptr<ExternalClassResolver> external_classes;
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::unique_ptr<Package> package;
-  ModelConfig config;
-  const ModuleClass *root = nullptr;
-  std::string root_reason; // why `root`: "--model-class", "the config's architectures", ...
-  // The package's other PreTrainedModel classes with an __init__: what --model-class may pick.
-  std::vector<std::string> other_model_classes;
-  ModuleTree tree;
-  std::vector<std::string> no_split_modules;
-  bool supports_string_maps = true;    // false: transformers refuses device_map="auto"
   std::vector<Diagnostic> diagnostics; // files not read (warnings: the setup goes on without them)
-  std::string error;                   // set when nothing could be built (the reason)
   // config.json (or --model-config) that could not be read or parsed; `error` says so too.
   std::optional<Diagnostic> unusable_config;
 };

@@ -6,11 +6,11 @@
 #include <unordered_set>
 
 #include "driver/model_setup.h"
-#include "driver/simulation_memo.h"
+#include "simulation/simulation_memo.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
-#include "placement/device_map_simulation.h"
+#include "simulation/device_map_simulation.h"
 #include "placement/origin.h"
 
 namespace devlint {

@@ -15,7 +15,7 @@
 
 namespace devlint {
 
-class SimulationMemo; // driver/simulation_memo.h
+class SimulationMemo; // simulation/simulation_memo.h
 
 // `directory`: where config.json and configuration_*.py are looked for. With `memo`, placements
 // simulated before for the same module tree are taken from it.

@@ -11,6 +11,7 @@
 
 #include "driver/cache_location.h"
 #include "driver/check_run.h"
+#include "driver/model_setup.h"
 #include "driver/source_reading.h"
 #include "model/file_input.h"
 #include "model/paths.h"
@@ -305,10 +306,12 @@ ResultCache::package_key(const std::vector<const SourceFile *> &reported,
       names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   add_strings(key, names);
-  for (const std::string &name : names) // the configuration class decides parameter shapes
-    if (name.rfind("configuration_", 0) == 0)
-      key.add(key_text_of(fs::path(directory.empty() ? "." : directory) / name));
-  key.add(key_text_of(fs::path(directory.empty() ? "." : directory) / "config.json"));
+  // The files the model's configuration is read from (model_setup reads the same list): the
+  // configuration class decides parameter shapes.
+  ModelInputPaths model_inputs = model_input_paths(directory, "");
+  for (const std::string &path : model_inputs.configuration_files)
+    key.add(key_text_of(path));
+  key.add(key_text_of(model_inputs.config_json));
   return key.hex();
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "driver/search_paths.h"
-#include "driver/simulation_memo.h"
+#include "simulation/simulation_memo.h"
 #include "frontend/python/incremental_python.h"
 #include "model/source_file.h"
 #include "model/syntax.h"

@@ -1,6 +1,6 @@
 // A line-by-line port of accelerate's placement functions (see the header for the version). The
 // names follow accelerate's so the two can be read side by side.
-#include "placement/device_map_simulation.h"
+#include "simulation/device_map_simulation.h"
 
 #include <algorithm>
 #include <cmath>

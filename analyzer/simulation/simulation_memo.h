@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "placement/device_map_simulation.h"
+#include "simulation/device_map_simulation.h"
 
 namespace devlint {
 

@@ -1,4 +1,4 @@
-#include "placement/device_map_check.h"
+#include "simulation/device_map_check.h"
 
 #include <algorithm>
 #include <map>

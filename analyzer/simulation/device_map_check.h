@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model/module_tree.h"
-#include "placement/device_map_simulation.h"
+#include "simulation/device_map_simulation.h"
+#include "simulation/module_tree.h"
 
 namespace devlint {
 

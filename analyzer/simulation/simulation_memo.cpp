@@ -1,4 +1,4 @@
-#include "driver/simulation_memo.h"
+#include "simulation/simulation_memo.h"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/module_tree.h"
+#include "simulation/module_tree.h"
 
 namespace devlint {
 

@@ -1,0 +1,587 @@
+// Calls: arguments, package functions and classes, torch and other namespaces, builtins.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+Arguments Evaluator::eval_arguments(const Expr *call, Frame &frame) {
+  Arguments a;
+  for (size_t i = 1; i < call->operands.size(); ++i) {
+    const Expr *x = call->operands[i];
+    if (x->kind == ExprKind::Starred && !x->operands.empty()) {
+      Value s = eval(x->operands[0], frame);
+      if (s.is(Kind::List))
+        a.positional.insert(a.positional.end(), s.list->begin(), s.list->end());
+      else
+        a.positional.push_back(Value::unknown("*args"));
+      continue;
+    }
+    a.positional.push_back(eval(x, frame));
+  }
+  for (const Keyword &k : call->keywords) {
+    Value v = eval(k.value, frame);
+    if (k.name.empty()) { // **kwargs
+      if (v.is(Kind::Dict))
+        for (const auto &[key, x] : *v.dict)
+          if (key.is(Kind::Str))
+            a.keywords.emplace_back(key.text, x);
+      continue;
+    }
+    a.keywords.emplace_back(std::string(k.name), v);
+  }
+  return a;
+}
+
+const Value *Evaluator::keyword_or(const Arguments &a, std::string_view name, size_t position) {
+  for (const auto &[k, v] : a.keywords)
+    if (k == name)
+      return &v;
+  return position < a.positional.size() ? &a.positional[position] : nullptr;
+}
+
+Value Evaluator::eval_call(const Expr *call, Frame &frame) {
+  const Expr *callee_expr = call->operands[0];
+  // super().__init__(...) / Base.__init__(self, ...)
+  Value callee = eval(callee_expr, frame);
+  Arguments args = eval_arguments(call, frame);
+  return call_value(callee, std::move(args), frame, call);
+}
+
+Value Evaluator::call_value(const Value &callee, Arguments args, Frame &frame, const Expr *call) {
+  switch (callee.kind) {
+  case Kind::Class: {
+    ClassRef cls{callee.class_def, callee.file};
+    if (class_is_module(cls))
+      return instantiate_module(cls, std::move(args.positional), std::move(args.keywords), frame,
+                                frame.module_path);
+    return instantiate_object(cls, std::move(args.positional), std::move(args.keywords), frame);
+  }
+  case Kind::Function:
+    return call_function(callee, std::move(args.positional), std::move(args.keywords), frame,
+                         frame.module_path);
+  case Kind::Super: {
+    if (callee.text == "__init__" && frame.current_class && callee.bound_self) {
+      ClassRef current{frame.current_class, frame.file};
+      for (auto &[base, dotted] : bases_of(current)) {
+        if (base) {
+          run_init(*base, *callee.bound_self, std::move(args.positional), std::move(args.keywords),
+                   frame, frame.module_path);
+          return Value::none();
+        }
+        if (external_init(leaf_name(dotted), *callee.bound_self, args.positional, args.keywords,
+                          frame))
+          return Value::none();
+      }
+      return Value::none();
+    }
+    if (frame.current_class && callee.bound_self) {
+      ClassRef current{frame.current_class, frame.file};
+      for (auto &[base, dotted] : bases_of(current))
+        if (base) {
+          Value m = class_member(base, callee.text, *callee.bound_self);
+          if (m.is(Kind::Function))
+            return call_function(m, std::move(args.positional), std::move(args.keywords), frame,
+                                 frame.module_path);
+        }
+    }
+    return Value::unknown("super()." + callee.text);
+  }
+  case Kind::Namespace:
+    return call_namespace(callee, std::move(args), frame, call);
+  case Kind::Unknown:
+    if (callee.bound_self && !callee.method_name.empty())
+      return call_method(*callee.bound_self, callee.method_name, std::move(args), frame, call);
+    return callee;
+  default:
+    return Value::unknown("call of a value that is not callable");
+  }
+}
+
+Value Evaluator::call_function(const Value &fn, std::vector<Value> positional,
+                               std::vector<std::pair<std::string, Value>> keywords,
+                               const Frame &caller, const std::string &path) {
+  if (depth_ >= kMaxDepth)
+    return Value::unknown("calls nested too deeply");
+  Frame frame;
+  frame.file = fn.file;
+  frame.current_class = fn.class_def;
+  frame.module_path = path.empty() ? caller.module_path : path;
+  if (fn.closure)
+    frame.locals = *fn.closure;
+  const FunctionDef *def = fn.function;
+  size_t next = 0;
+  std::vector<Value> args;
+  if (fn.bound_self)
+    args.push_back(*fn.bound_self);
+  args.insert(args.end(), positional.begin(), positional.end());
+  std::vector<bool> used_keyword(keywords.size(), false);
+  for (const Parameter &p : def->parameters) {
+    std::string name(p.name);
+    bool double_star = false;
+    if (p.variadic && fn.file && fn.file->source) {
+      std::string_view t = fn.file->source->slice(p.range);
+      double_star = t.substr(0, 2) == "**";
+      if (p.range.end == 0)
+        double_star = name == "kwargs";
+    }
+    if (p.variadic && !double_star) {
+      ValueList rest;
+      while (next < args.size())
+        rest.push_back(args[next++]);
+      frame.locals[name] = Value::list_of(std::move(rest));
+      continue;
+    }
+    if (p.variadic) {
+      ValueDict rest;
+      for (size_t k = 0; k < keywords.size(); ++k)
+        if (!used_keyword[k])
+          rest.emplace_back(Value::str(keywords[k].first), keywords[k].second);
+      frame.locals[name] = Value::dict_of(std::move(rest));
+      continue;
+    }
+    bool bound = false;
+    for (size_t k = 0; k < keywords.size(); ++k)
+      if (keywords[k].first == name) {
+        frame.locals[name] = keywords[k].second;
+        used_keyword[k] = true;
+        bound = true;
+      }
+    if (!bound && next < args.size()) {
+      frame.locals[name] = args[next++];
+      bound = true;
+    }
+    if (!bound) {
+      if (p.default_value) {
+        Frame defaults;
+        defaults.file = fn.file;
+        frame.locals[name] = eval(p.default_value, defaults);
+      } else {
+        frame.locals[name] = Value::unknown("argument `" + name + "` not given");
+      }
+    }
+  }
+  ++depth_;
+  exec_block(def->body, frame);
+  --depth_;
+  return frame.returned ? frame.return_value : Value::none();
+}
+
+Value Evaluator::tensor_of(std::optional<int64_t> numel, bool integer, int bytes) {
+  Value v;
+  v.kind = Kind::Tensor;
+  v.numel = element_count(numel);
+  v.integer_dtype = integer;
+  v.element_bytes = bytes;
+  return v;
+}
+
+// A size given as ints, a list of ints, or torch.Size.
+std::optional<int64_t> Evaluator::size_product(const std::vector<Value> &args,
+                                               std::vector<int64_t> *dims) {
+  std::optional<int64_t> p = 1;
+  auto add = [&](const Value &v) {
+    if (v.is(Kind::Int)) {
+      p = element_product(p, v.integer);
+      if (dims)
+        dims->push_back(v.integer);
+      return true;
+    }
+    return false;
+  };
+  if (args.size() == 1 && args[0].is(Kind::List)) {
+    for (const Value &v : *args[0].list)
+      if (!add(v))
+        return std::nullopt;
+    return p;
+  }
+  for (const Value &v : args)
+    if (!add(v))
+      return std::nullopt;
+  return p;
+}
+
+// The dtype= keyword: integer? bytes?
+void Evaluator::apply_dtype(const Arguments &a, Value &t) {
+  const Value *d = keyword_or(a, "dtype", SIZE_MAX);
+  if (!d || !d->is(Kind::Namespace))
+    return;
+  std::string_view leaf = leaf_name(d->text);
+  if (leaf == "long" || leaf == "int64") {
+    t.integer_dtype = true;
+    t.element_bytes = 8;
+  } else if (leaf == "int" || leaf == "int32") {
+    t.integer_dtype = true;
+    t.element_bytes = 4;
+  } else if (leaf == "bool" || leaf == "uint8" || leaf == "int8") {
+    t.integer_dtype = true;
+    t.element_bytes = 1;
+  } else if (leaf == "float16" || leaf == "half" || leaf == "bfloat16") {
+    t.integer_dtype = false;
+    t.element_bytes = 2;
+  } else if (leaf == "float" || leaf == "float32") {
+    t.integer_dtype = false;
+    t.element_bytes = 4;
+  }
+}
+
+Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, const Expr *call) {
+  std::string_view name = callee.text;
+  std::string_view leaf = leaf_name(name);
+  if (callee.bound_self)
+    return call_method(*callee.bound_self, std::string(leaf), std::move(a), frame, call);
+  if (starts_with(name, "builtins."))
+    return call_builtin(leaf, std::move(a), frame, call);
+  // torch tensor constructors
+  if (leaf == "empty" || leaf == "zeros" || leaf == "ones" || leaf == "randn" || leaf == "rand" ||
+      leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor") {
+    std::vector<Value> shape = a.positional;
+    if (leaf == "full" && !shape.empty())
+      shape.resize(1);
+    if (const Value *s = keyword_or(a, "size", SIZE_MAX))
+      shape = {*s};
+    std::vector<int64_t> dims;
+    Value t = tensor_of(size_product(shape, &dims), false, 4);
+    t.dims = dims;
+    apply_dtype(a, t);
+    return t;
+  }
+  if (leaf == "arange" || leaf == "linspace") {
+    std::vector<double> nums;
+    bool all_int = true;
+    for (const Value &v : a.positional) {
+      if (!v.is_number())
+        return tensor_of(std::nullopt, false, 4);
+      nums.push_back(v.as_real());
+      all_int = all_int && !v.is(Kind::Float);
+    }
+    for (const auto &[k, v] : a.keywords) {
+      if (k == "start" || k == "end" || k == "step") {
+        if (!v.is_number())
+          return tensor_of(std::nullopt, false, 4);
+        all_int = all_int && !v.is(Kind::Float);
+      }
+    }
+    std::optional<int64_t> n;
+    if (leaf == "linspace" && nums.size() >= 3)
+      n = checked::from_real(nums[2]);
+    else if (leaf == "arange" && nums.size() == 1)
+      n = checked::from_real(std::ceil(nums[0]));
+    else if (leaf == "arange" && nums.size() >= 2) {
+      double step = nums.size() >= 3 ? nums[2] : 1;
+      if (step != 0)
+        if ((n = checked::from_real(std::ceil((nums[1] - nums[0]) / step))))
+          n = std::max<int64_t>(0, *n);
+    }
+    Value t = tensor_of(n, leaf == "arange" && all_int, leaf == "arange" && all_int ? 8 : 4);
+    if (n)
+      t.dims = {*n};
+    apply_dtype(a, t);
+    return t;
+  }
+  if (leaf == "tensor" || leaf == "as_tensor") {
+    if (a.positional.empty())
+      return tensor_of(std::nullopt, false, 4);
+    const Value &v = a.positional[0];
+    std::optional<int64_t> n;
+    bool integer = v.is(Kind::Int) || v.is(Kind::Bool);
+    if (v.is_number())
+      n = 1;
+    else if (v.is(Kind::List)) {
+      n = static_cast<int64_t>(v.list->size());
+      integer = !v.list->empty() && (*v.list)[0].is(Kind::Int);
+    }
+    Value t = tensor_of(n, integer, integer ? 8 : 4);
+    apply_dtype(a, t);
+    return t;
+  }
+  if (leaf == "outer" && a.positional.size() == 2 && a.positional[0].is(Kind::Tensor) &&
+      a.positional[1].is(Kind::Tensor)) {
+    auto x = a.positional[0].numel, y = a.positional[1].numel;
+    return tensor_of(element_product(x, y), false, 4);
+  }
+  if (leaf == "cat" || leaf == "concat" || leaf == "stack") {
+    if (!a.positional.empty() && a.positional[0].is(Kind::List)) {
+      std::optional<int64_t> total = 0;
+      for (const Value &t : *a.positional[0].list) {
+        if (!t.is(Kind::Tensor) || !t.numel)
+          return tensor_of(std::nullopt, false, 4);
+        total = element_sum(total, t.numel);
+      }
+      return tensor_of(total, false, 4);
+    }
+    return tensor_of(std::nullopt, false, 4);
+  }
+  if (leaf == "Parameter") {
+    if (a.positional.empty())
+      return tensor_of(std::nullopt, false, 4);
+    Value t = a.positional[0];
+    if (!t.is(Kind::Tensor))
+      t = tensor_of(std::nullopt, false, 4);
+    t.is_parameter = true;
+    t.source_tensor = nullptr;
+    return t;
+  }
+  if (leaf == "sqrt" || leaf == "log" || leaf == "ceil" || leaf == "floor" || leaf == "exp" ||
+      leaf == "log2" || leaf == "isqrt") {
+    if (a.positional.size() == 1 && a.positional[0].is_number()) {
+      double x = a.positional[0].as_real();
+      if (leaf == "ceil" || leaf == "floor" || leaf == "isqrt") {
+        auto whole = checked::from_real(leaf == "ceil"    ? std::ceil(x)
+                                        : leaf == "floor" ? std::floor(x)
+                                                          : std::sqrt(x));
+        return whole ? Value::integer_value(*whole)
+                     : Value::unknown(std::string(leaf) + " of a number outside 64 bits");
+      }
+      return Value::real_value(leaf == "sqrt"  ? std::sqrt(x)
+                               : leaf == "log" ? std::log(x)
+                               : leaf == "exp" ? std::exp(x)
+                                               : std::log2(x));
+    }
+    if (a.positional.size() == 1 && a.positional[0].is(Kind::Tensor))
+      return a.positional[0];
+    return Value::unknown(std::string(leaf) + " of an unknown value");
+  }
+  if (leaf == "get_activation" || leaf == "ACT2FN") {
+    ModuleNode &node = tree_->nodes.emplace_back();
+    node.class_name = "Activation";
+    return Value::module_value(&node);
+  }
+  // copy.deepcopy(config): encoder and decoder configurations edited apart (T5, BART).
+  if ((name == "copy.deepcopy" || name == "copy.copy") && a.positional.size() == 1)
+    return copied(a.positional[0], name == "copy.deepcopy", 0);
+  // torch.tril(torch.ones(n, n)): elementwise functions keep their argument's shape.
+  if ((leaf == "tril" || leaf == "triu" || leaf == "cos" || leaf == "sin" || leaf == "abs" ||
+       leaf == "sigmoid" || leaf == "tanh" || leaf == "flip" || leaf == "clone") &&
+      !a.positional.empty() && a.positional[0].is(Kind::Tensor)) {
+    Value t = tensor_like(a.positional[0], a.positional[0].numel);
+    t.dims = a.positional[0].dims;
+    return t;
+  }
+  if (leaf == "ones_like" || leaf == "zeros_like" || leaf == "empty_like") {
+    if (!a.positional.empty() && a.positional[0].is(Kind::Tensor))
+      return tensor_like(a.positional[0], a.positional[0].numel);
+  }
+  // Module constructors: torch.nn layers, transformers' Conv1D.
+  if (!leaf.empty() && std::isupper(static_cast<unsigned char>(leaf[0]))) {
+    Value m = builtin_module(leaf, a.positional, a.keywords, frame, call);
+    if (!m.is(Kind::Unknown))
+      return m;
+    return Value::unknown("class `" + std::string(name) + "` is not in the package");
+  }
+  return Value::unknown("`" + std::string(name) + "(...)`");
+}
+
+Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, const Expr *call) {
+  auto &p = a.positional;
+  if (leaf == "super") {
+    Value v;
+    v.kind = Kind::Super;
+    auto self = frame.locals.find("self");
+    if (self != frame.locals.end())
+      v.bound_self = std::make_shared<Value>(self->second);
+    return v;
+  }
+  if (leaf == "range") {
+    std::vector<int64_t> n;
+    for (const Value &v : p) {
+      if (!v.is(Kind::Int) && !v.is(Kind::Bool))
+        return Value::unknown("range over an unknown bound");
+      n.push_back(v.integer);
+    }
+    int64_t lo = 0, hi = 0, step = 1;
+    if (n.size() == 1)
+      hi = n[0];
+    else if (n.size() >= 2) {
+      lo = n[0];
+      hi = n[1];
+      if (n.size() == 3)
+        step = n[2];
+    }
+    if (step == 0)
+      return Value::unknown("range step 0");
+    // Python's range(-5) is empty; a count that is negative came from a configuration that
+    // makes no model (num_layers = -5), and sizes computed from it would be made up.
+    if (n.size() == 1 && hi < 0)
+      return Value::unknown("range(" + std::to_string(hi) + "): a negative count");
+    ValueList items;
+    for (std::optional<int64_t> i = lo; i && (step > 0 ? *i < hi : *i > hi);
+         i = checked::add(*i, step)) {
+      if (items.size() >= kMaxLoop)
+        return Value::unknown("range too long");
+      items.push_back(Value::integer_value(*i));
+    }
+    return Value::list_of(std::move(items));
+  }
+  if (leaf == "len") {
+    if (p.size() == 1 && p[0].is(Kind::List))
+      return Value::integer_value(static_cast<int64_t>(p[0].list->size()));
+    if (p.size() == 1 && p[0].is(Kind::Dict))
+      return Value::integer_value(static_cast<int64_t>(p[0].dict->size()));
+    if (p.size() == 1 && p[0].is(Kind::Str))
+      return Value::integer_value(static_cast<int64_t>(p[0].text.size()));
+    if (p.size() == 1 && p[0].is(Kind::Module))
+      return Value::integer_value(static_cast<int64_t>(p[0].module->children.size()));
+    return Value::unknown("len of an unknown value");
+  }
+  if (leaf == "int" && p.size() == 1) {
+    if (p[0].is(Kind::Int) || p[0].is(Kind::Bool))
+      return Value::integer_value(p[0].integer);
+    if (p[0].is(Kind::Float)) {
+      auto whole = checked::from_real(p[0].real);
+      return whole ? Value::integer_value(*whole)
+                   : Value::unknown("int() of a number outside 64 bits");
+    }
+    if (p[0].is(Kind::Str)) {
+      bool ok = false;
+      int64_t v = parse_int_literal(p[0].text, &ok);
+      if (ok)
+        return Value::integer_value(v);
+    }
+    return Value::unknown("int() of an unknown value");
+  }
+  if (leaf == "float" && p.size() == 1 && p[0].is_number())
+    return Value::real_value(p[0].as_real());
+  if (leaf == "bool" && p.size() == 1) {
+    auto t = truthy(p[0]);
+    return t ? Value::boolean(*t) : Value::unknown("bool() of an unknown value");
+  }
+  if (leaf == "str" && p.size() == 1) {
+    if (p[0].is(Kind::Int))
+      return Value::str(std::to_string(p[0].integer));
+    if (p[0].is(Kind::Str))
+      return p[0];
+    return Value::unknown("str()");
+  }
+  if (leaf == "round" && !p.empty() && p[0].is_number()) {
+    auto whole = checked::from_real(std::round(p[0].as_real()));
+    return whole ? Value::integer_value(*whole)
+                 : Value::unknown("round() of a number outside 64 bits");
+  }
+  if (leaf == "abs" && p.size() == 1 && p[0].is_number()) {
+    if (p[0].is(Kind::Float))
+      return Value::real_value(std::fabs(p[0].real));
+    return p[0].integer == INT64_MIN ? Value::unknown("an integer over 64 bits")
+                                     : Value::integer_value(std::llabs(p[0].integer));
+  }
+  if (leaf == "min" || leaf == "max") {
+    std::vector<Value> items = p;
+    if (p.size() == 1 && p[0].is(Kind::List))
+      items = *p[0].list;
+    if (items.empty())
+      return Value::unknown(std::string(leaf) + "()");
+    Value best = items[0];
+    for (const Value &v : items) {
+      if (!v.is_number() || !best.is_number())
+        return Value::unknown(std::string(leaf) + " of unknown values");
+      if (leaf == "min" ? v.as_real() < best.as_real() : v.as_real() > best.as_real())
+        best = v;
+    }
+    return best;
+  }
+  if (leaf == "sum" && p.size() >= 1 && p[0].is(Kind::List)) {
+    Value total = Value::integer_value(0);
+    for (const Value &v : *p[0].list)
+      total = binary("+", total, v);
+    return total;
+  }
+  if (leaf == "list" || leaf == "tuple" || leaf == "sorted" || leaf == "reversed") {
+    if (p.empty())
+      return Value::list_of({});
+    if (p[0].is(Kind::List)) {
+      ValueList items = *p[0].list;
+      if (leaf == "reversed")
+        std::reverse(items.begin(), items.end());
+      return Value::list_of(std::move(items));
+    }
+    if (p[0].is(Kind::Dict)) {
+      ValueList keys;
+      for (const auto &[k, v] : *p[0].dict)
+        keys.push_back(k);
+      return Value::list_of(std::move(keys));
+    }
+    return Value::unknown(std::string(leaf) + "()");
+  }
+  if (leaf == "dict") {
+    ValueDict items;
+    if (!p.empty() && p[0].is(Kind::Dict))
+      items = *p[0].dict;
+    for (const auto &[k, v] : a.keywords)
+      items.emplace_back(Value::str(k), v);
+    return Value::dict_of(std::move(items));
+  }
+  if (leaf == "enumerate" && !p.empty() && p[0].is(Kind::List)) {
+    ValueList items;
+    int64_t i = 0;
+    for (const Value &v : *p[0].list)
+      items.push_back(Value::list_of({Value::integer_value(i++), v}));
+    return Value::list_of(std::move(items));
+  }
+  if (leaf == "zip") {
+    size_t n = SIZE_MAX;
+    for (const Value &v : p) {
+      if (!v.is(Kind::List))
+        return Value::unknown("zip of unknown values");
+      n = std::min(n, v.list->size());
+    }
+    ValueList items;
+    for (size_t i = 0; i < n && !p.empty(); ++i) {
+      ValueList row;
+      for (const Value &v : p)
+        row.push_back((*v.list)[i]);
+      items.push_back(Value::list_of(std::move(row)));
+    }
+    return Value::list_of(std::move(items));
+  }
+  if (leaf == "isinstance" && p.size() == 2) {
+    const Value &v = p[0];
+    std::vector<Value> types = p[1].is(Kind::List) ? *p[1].list : std::vector<Value>{p[1]};
+    for (const Value &t : types) {
+      // A configuration object against a configuration class of the package.
+      if (t.is(Kind::Class) && t.class_def && v.is(Kind::Object) && v.object &&
+          v.object->class_def) {
+        if (derives_from(v.object->class_def, t.class_def->name, 0))
+          return Value::boolean(true);
+        continue;
+      }
+      if (!t.is(Kind::Namespace))
+        return Value::unknown("isinstance");
+      std::string_view tn = leaf_name(t.text);
+      bool iterable = tn == "Iterable" || tn == "Sequence" || tn == "Collection";
+      bool match = (tn == "int" && v.is(Kind::Int)) || (tn == "float" && v.is(Kind::Float)) ||
+                   (tn == "str" && v.is(Kind::Str)) || (tn == "bool" && v.is(Kind::Bool)) ||
+                   ((tn == "list" || tn == "tuple" || iterable) && v.is(Kind::List)) ||
+                   ((tn == "dict" || tn == "Mapping" || tn == "Iterable") && v.is(Kind::Dict)) ||
+                   ((tn == "Number" || tn == "Integral") && v.is(Kind::Int)) ||
+                   (tn == "Number" && v.is(Kind::Float)) || (iterable && v.is(Kind::Str));
+      if (v.is(Kind::Unknown))
+        return Value::unknown("isinstance of an unknown value");
+      if (match)
+        return Value::boolean(true);
+      if (v.is(Kind::Object) || v.is(Kind::Module) || v.is(Kind::Tensor))
+        return Value::unknown("isinstance of an object");
+    }
+    return Value::boolean(false);
+  }
+  if ((leaf == "getattr" || leaf == "hasattr") && p.size() >= 2 && p[1].is(Kind::Str)) {
+    Value v = p[0].is(Kind::Unknown) ? p[0] : get_attr(p[0], p[1].text, frame);
+    bool missing =
+        v.is(Kind::Unknown) && (v.text.find("has no") != std::string::npos || v.text.empty());
+    if (leaf == "hasattr")
+      return v.is(Kind::Unknown) && !missing ? Value::unknown("hasattr") : Value::boolean(!missing);
+    if (missing && p.size() >= 3)
+      return p[2];
+    return v;
+  }
+  if (leaf == "setattr" && p.size() == 3 && p[1].is(Kind::Str)) {
+    if (p[0].is(Kind::Module))
+      set_module_attr(*p[0].module, p[1].text, p[2]);
+    else if (p[0].is(Kind::Object))
+      p[0].object->attrs[p[1].text] = p[2];
+    return Value::none();
+  }
+  if (leaf == "print")
+    return Value::none();
+  (void)call;
+  return Value::unknown(std::string(leaf) + "()");
+}
+
+} // namespace devlint::simulation

@@ -1,0 +1,206 @@
+// Configuration classes: PretrainedConfig's defaults, dataclass-style configurations
+// (transformers 5: `hidden_size: int = 768` fields, `__post_init__`) and rope_parameters.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+// PretrainedConfig.__init__'s attributes that models read (transformers 4.47).
+void add_pretrained_config_defaults(std::map<std::string, Value> &attrs) {
+  auto set = [&](const char *name, Value v) { attrs.emplace(name, std::move(v)); };
+  set("return_dict", Value::boolean(true));
+  set("output_hidden_states", Value::boolean(false));
+  set("output_attentions", Value::boolean(false));
+  set("torchscript", Value::boolean(false));
+  set("torch_dtype", Value::none());
+  set("use_bfloat16", Value::boolean(false));
+  set("pruned_heads", Value::dict_of({}));
+  set("tie_word_embeddings", Value::boolean(true));
+  set("chunk_size_feed_forward", Value::integer_value(0));
+  set("is_encoder_decoder", Value::boolean(false));
+  set("is_decoder", Value::boolean(false));
+  set("cross_attention_hidden_size", Value::none());
+  set("add_cross_attention", Value::boolean(false));
+  set("tie_encoder_decoder", Value::boolean(false));
+  set("architectures", Value::none());
+  set("finetuning_task", Value::none());
+  set("num_labels", Value::integer_value(2));
+  set("problem_type", Value::none());
+  set("pad_token_id", Value::none());
+  set("bos_token_id", Value::none());
+  set("eos_token_id", Value::none());
+  set("sep_token_id", Value::none());
+  set("decoder_start_token_id", Value::none());
+  set("use_return_dict", Value::boolean(true));
+  // from_pretrained picks an attention implementation; every variant shares the eager weights.
+  set("_attn_implementation", Value::str("eager"));
+}
+
+// Whether class decorator `d` makes a dataclass: `@dataclass`, `@dataclass(...)`,
+// `@dataclasses.dataclass`, or huggingface_hub's `@strict` / `@strict(...)`, which wraps
+// dataclasses (transformers 5's configurations).
+bool Evaluator::is_dataclass_decorator(const Expr *d) {
+  if (d->kind == ExprKind::Call && !d->operands.empty())
+    d = d->operands[0];
+  if (d->kind != ExprKind::Name && d->kind != ExprKind::Attribute)
+    return false;
+  return d->text == "dataclass" || d->text == "strict";
+}
+
+bool Evaluator::is_dataclass(const ClassDef *c) {
+  return std::any_of(c->decorators.begin(), c->decorators.end(), is_dataclass_decorator);
+}
+
+// The dataclass whose generated __init__ builds an instance of `cls`: up the first bases, the
+// first class that is a dataclass, unless a class defines __init__ before it (a dataclass keeps
+// an __init__ its class defines). Nullopt: an ordinary __init__ runs.
+std::optional<ClassRef> Evaluator::generated_init_owner(const ClassRef &cls, int guard) {
+  if (guard > 16)
+    return std::nullopt;
+  for (const FunctionDef *m : cls.def->methods)
+    if (m->name == "__init__")
+      return std::nullopt;
+  if (is_dataclass(cls.def))
+    return cls;
+  for (auto &[base, dotted] : bases_of(cls))
+    return base ? generated_init_owner(*base, guard + 1) : std::nullopt;
+  return std::nullopt;
+}
+
+// The fields of `cls` and the dataclasses among its bases, bases first, as dataclasses order
+// them: each annotated class attribute of a dataclass (`hidden_size: int = 768`) but ClassVars;
+// a subclass's field of the same name replaces the base's default in place.
+void Evaluator::collect_fields(const ClassRef &cls, std::vector<DataclassField> &fields,
+                               int guard) {
+  if (guard > 16)
+    return;
+  auto bases = bases_of(cls);
+  for (auto it = bases.rbegin(); it != bases.rend(); ++it)
+    if (it->first)
+      collect_fields(*it->first, fields, guard + 1);
+  if (!is_dataclass(cls.def))
+    return;
+  for (const Stmt *st : cls.def->body) {
+    if (st->kind != StmtKind::Assign || st->annotation.empty() || st->targets.size() != 1 ||
+        st->targets[0]->kind != ExprKind::Name ||
+        st->annotation.find("ClassVar") != std::string_view::npos)
+      continue;
+    DataclassField field{std::string(st->targets[0]->text), st->value, cls.file};
+    auto same = std::find_if(fields.begin(), fields.end(),
+                             [&](const DataclassField &f) { return f.name == field.name; });
+    if (same != fields.end())
+      *same = std::move(field);
+    else
+      fields.push_back(std::move(field));
+  }
+}
+
+// Whether `cls` derives, through package classes, from transformers' configuration base.
+bool Evaluator::is_transformers_config(const ClassRef &cls) {
+  return derives_from(cls.def, "PretrainedConfig", 0) ||
+         derives_from(cls.def, "PreTrainedConfig", 0);
+}
+
+// The __init__ a dataclass generates (transformers 5's `@strict` configurations): each field
+// from its argument, else its default; keyword arguments that are not fields stay attributes,
+// as PreTrainedConfig's __post_init__ keeps them; then __post_init__ derives what it derives
+// (`head_dim = hidden_size // num_attention_heads`).
+void Evaluator::dataclass_init(const ClassRef &cls, const ClassRef &owner, const Value &self,
+                               std::vector<Value> args,
+                               std::vector<std::pair<std::string, Value>> kwargs,
+                               const Frame &caller) {
+  std::vector<DataclassField> fields;
+  collect_fields(owner, fields);
+  std::map<std::string, Value> &attrs = self.object->attrs;
+  size_t next_positional = 0;
+  for (const DataclassField &field : fields) {
+    auto given = std::find_if(kwargs.begin(), kwargs.end(),
+                              [&](const auto &kw) { return kw.first == field.name; });
+    if (given != kwargs.end()) {
+      attrs[field.name] = given->second;
+    } else if (next_positional < args.size()) {
+      attrs[field.name] = args[next_positional++];
+    } else if (field.default_value) {
+      // `field(default=X)`, or a validator wrapping it (huggingface_hub's
+      // `interval(min=0.0)(default=X)`): the default is X.
+      const Expr *default_value = field.default_value;
+      if (default_value->kind == ExprKind::Call)
+        if (const Keyword *k = default_value->keyword("default"); k && k->value)
+          default_value = k->value;
+      Frame frame;
+      frame.file = field.file;
+      attrs[field.name] = eval(default_value, frame);
+    }
+  }
+  std::vector<std::pair<std::string, Value>> rest;
+  for (const auto &keyword : kwargs) {
+    const std::string &name = keyword.first;
+    if (!name.empty() && std::none_of(fields.begin(), fields.end(),
+                                      [&](const DataclassField &f) { return f.name == name; })) {
+      attrs[name] = keyword.second;
+      rest.push_back(keyword);
+    }
+  }
+  if (is_transformers_config(cls))
+    add_pretrained_config_defaults(attrs);
+  Value post_init = class_member(cls, "__post_init__", self);
+  if (post_init.is(Kind::Function))
+    call_function(post_init, {}, rest, caller, caller.module_path);
+  if (is_transformers_config(cls))
+    standardize_rope_parameters(cls, attrs, rest);
+}
+
+// What transformers 5's PreTrainedConfig.__post_init__ makes of a `rope_parameters` field
+// (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict, standardize_rope_params): a dict
+// (`rope_scaling` if given, else the field, else {}) holding `rope_theta` and `rope_type`
+// ("type" or "default"). Rotary embeddings read both. Per-layer-type dicts stay as they are.
+void Evaluator::standardize_rope_parameters(
+    const ClassRef &cls, std::map<std::string, Value> &attrs,
+    const std::vector<std::pair<std::string, Value>> &kwargs) {
+  auto field = attrs.find("rope_parameters");
+  if (field == attrs.end())
+    return;
+  auto keyword = [&](const std::string &name) -> std::optional<Value> {
+    for (const auto &kw : kwargs)
+      if (kw.first == name)
+        return kw.second;
+    return std::nullopt;
+  };
+  Value params = field->second;
+  if (std::optional<Value> scaling = keyword("rope_scaling"); scaling && scaling->is(Kind::Dict))
+    params = *scaling;
+  if (params.is(Kind::None))
+    params = Value::dict_of({});
+  if (!params.is(Kind::Dict))
+    return;
+  auto get = [&](const char *key) -> std::optional<Value> {
+    for (const auto &entry : *params.dict)
+      if (entry.first.is(Kind::Str) && entry.first.text == key)
+        return entry.second;
+    return std::nullopt;
+  };
+  auto layer_types = attrs.find("layer_types");
+  if (layer_types != attrs.end() && layer_types->second.is(Kind::List) && !params.dict->empty() &&
+      std::all_of(params.dict->begin(), params.dict->end(), [&](const auto &entry) {
+        return std::any_of(layer_types->second.list->begin(), layer_types->second.list->end(),
+                           [&](const Value &t) {
+                             return t.is(Kind::Str) && entry.first.is(Kind::Str) &&
+                                    t.text == entry.first.text;
+                           });
+      }))
+    return;
+  if (!get("rope_theta")) {
+    std::optional<Value> theta = keyword("rope_theta");
+    if (!theta && attrs.count("rope_theta"))
+      theta = attrs["rope_theta"];
+    if (!theta)
+      theta = class_member(cls, "default_theta", Value::none());
+    dict_set(params, Value::str("rope_theta"), *theta);
+  }
+  if (!get("rope_type")) {
+    std::optional<Value> type = get("type");
+    dict_set(params, Value::str("rope_type"), type ? *type : Value::str("default"));
+  }
+  field->second = params;
+}
+
+} // namespace devlint::simulation

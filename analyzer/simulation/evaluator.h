@@ -1,0 +1,261 @@
+// A small evaluator for the Python that `__init__` methods run: assignments, arithmetic on config
+// values, if/for/while over known values, comprehensions, calls of package classes, functions and
+// methods, and the torch constructors that decide parameter shapes. Anything else yields an
+// unknown value that is recorded where it decides a shape, a branch or a loop.
+// The evaluator is one class; its parts live in files by responsibility: evaluator_classes.cpp
+// (classes, method resolution, super(), instantiation, attribute lookup), configuration_classes.cpp
+// (dataclass-style configurations), tree_building.cpp (modules, parameters and buffers of the
+// tree), expressions.cpp, calls.cpp (calls, torch namespaces, builtins), value_methods.cpp
+// (methods of lists, dicts, strings, tensors), statements.cpp.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "model/checked_math.h"
+#include "model/text.h"
+#include "model/torch_layers.h"
+#include "simulation/module_tree.h"
+#include "simulation/python_value.h"
+
+namespace devlint::simulation {
+
+// PretrainedConfig.__init__'s attributes that models read (transformers 4.47).
+void add_pretrained_config_defaults(std::map<std::string, Value> &attrs);
+
+struct Frame {
+  std::unordered_map<std::string, Value> locals;
+  const SyntaxFile *file = nullptr;
+  const ClassDef *current_class = nullptr; // whose method runs (for super())
+  std::string module_path;                 // for reports
+  bool returned = false;
+  bool broke = false;
+  bool continued = false;
+  Value return_value = Value::none();
+};
+
+struct ClassRef {
+  const ClassDef *def = nullptr;
+  const SyntaxFile *file = nullptr;
+};
+
+constexpr int kMaxDepth = 48;
+constexpr size_t kMaxLoop = 20000;
+constexpr uint64_t kStatementBudget = 3'000'000;
+
+struct DataclassField {
+  std::string name;
+  const Expr *default_value = nullptr; // null: no default
+  const SyntaxFile *file = nullptr;
+};
+
+struct Arguments {
+  std::vector<Value> positional;
+  std::vector<std::pair<std::string, Value>> keywords;
+};
+class Evaluator {
+public:
+  Evaluator(const Package &package, const std::vector<const SyntaxFile *> &files, ModuleTree *tree,
+            std::vector<std::string> *config_unknowns)
+      : package_(package), tree_(tree), config_unknowns_(config_unknowns) {
+    for (const SyntaxFile *f : files)
+      index_file(f);
+    for (const SyntaxFile *f : package.files)
+      index_file(f);
+  }
+
+  // ---- entry points ----
+
+  ModuleNode *instantiate_root(const ClassRef &cls, const Value &config);
+
+  Value build_config(const ClassRef &cls, const Value &kwargs_dict);
+
+  Value global_value(const SyntaxFile *file, const std::string &name);
+  Value call_with(const Value &fn, std::vector<std::pair<std::string, Value>> kwargs);
+  void set_global(const SyntaxFile *file, const std::string &name, Value v);
+
+  std::optional<ClassRef> find_class(std::string_view name) const;
+
+  std::optional<Value> call_module_method(ModuleNode *node, std::string_view method);
+
+  Value class_attribute(const ClassRef &cls, const std::string &name);
+
+  std::optional<ClassRef> node_class(const ModuleNode *node) const;
+
+private:
+  const Package &package_;
+  ModuleTree *tree_;
+  std::vector<std::string> *config_unknowns_;
+  std::unordered_map<std::string, ClassRef> classes_;
+  std::unordered_map<const SyntaxFile *, std::unordered_map<std::string, const Expr *>> globals_;
+  std::unordered_map<const SyntaxFile *, std::unordered_map<std::string, std::string>> imports_;
+  std::unordered_map<std::string, std::pair<const FunctionDef *, const SyntaxFile *>> functions_;
+  std::map<std::pair<const SyntaxFile *, std::string>, Value> global_cache_;
+  std::unordered_map<const ModuleNode *, std::map<std::string, Value>> module_attrs_;
+  std::unordered_map<const ModuleNode *, ClassRef> node_classes_;
+  std::set<std::pair<const SyntaxFile *, uint32_t>> reported_;
+  std::unordered_set<const SyntaxFile *> indexed_;
+  int depth_ = 0;
+  uint64_t statements_ = 0;
+  int next_storage_ = 0;
+
+  void index_file(const SyntaxFile *f);
+
+  std::string location(const SyntaxFile *file, const SourceRange &r) const;
+
+  std::string text_of(const SyntaxFile *file, const SourceRange &r) const;
+
+  void report(const Frame &frame, const SourceRange &r, const std::string &what);
+  void report_unknown_value(const Frame &frame, const Expr *e, const Value &v,
+                            const std::string &role);
+
+  // ---- classes ----
+
+  bool class_is_module(const ClassRef &cls) const;
+
+  std::vector<std::pair<std::optional<ClassRef>, std::string>> bases_of(const ClassRef &cls);
+
+  bool derives_from(const ClassDef *def, std::string_view name, int guard);
+
+  Value class_member(std::optional<ClassRef> cls, const std::string &name, const Value &self,
+                     int guard = 0);
+
+  std::string builtin_layer_base(const ClassRef &cls, int guard = 0);
+
+  Value instantiate_module(const ClassRef &cls, std::vector<Value> args,
+                           std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller,
+                           const std::string &path);
+
+  Value instantiate_object(const ClassRef &cls, std::vector<Value> args,
+                           std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller);
+
+  static bool is_dataclass_decorator(const Expr *d);
+  static bool is_dataclass(const ClassDef *c);
+
+  std::optional<ClassRef> generated_init_owner(const ClassRef &cls, int guard = 0);
+
+  void collect_fields(const ClassRef &cls, std::vector<DataclassField> &fields, int guard = 0);
+
+  bool is_transformers_config(const ClassRef &cls);
+
+  void dataclass_init(const ClassRef &cls, const ClassRef &owner, const Value &self,
+                      std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
+                      const Frame &caller);
+
+  void standardize_rope_parameters(const ClassRef &cls, std::map<std::string, Value> &attrs,
+                                   const std::vector<std::pair<std::string, Value>> &kwargs);
+
+  void run_init(const ClassRef &cls, const Value &self, std::vector<Value> args,
+                std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller,
+                const std::string &path, int guard = 0);
+
+  bool external_init(std::string_view leaf, const Value &self, const std::vector<Value> &args,
+                     const std::vector<std::pair<std::string, Value>> &kwargs, const Frame &caller);
+
+  static bool ends_with_str(std::string_view s, std::string_view p);
+
+  std::function<LayerArgument(size_t, std::string_view)>
+  layer_args(const std::vector<Value> &args,
+             const std::vector<std::pair<std::string, Value>> &kwargs);
+
+  void add_layer_tensors(ModuleNode &node, const LayerShape &shape, const Frame &caller,
+                         std::string_view leaf);
+
+  Value builtin_module(std::string_view leaf, const std::vector<Value> &args,
+                       const std::vector<std::pair<std::string, Value>> &kwargs,
+                       const Frame &caller, const Expr *call);
+
+  void add_container_item(ModuleNode &node, const std::string &name, const Value &v,
+                          const Frame &caller, const Expr *call);
+
+  TreeTensor make_tensor(const std::string &name, const Value &v, bool buffer, bool persistent);
+
+  // ---- attributes ----
+
+  void set_module_attr(ModuleNode &node, const std::string &name, const Value &v);
+
+  Value get_module_attr(ModuleNode *node, const std::string &name);
+
+  Value get_attr(const Value &obj, const std::string &name, const Frame &frame);
+
+  // ---- names ----
+
+  Value lookup(const std::string &name, const Frame &frame);
+
+  // ---- expressions ----
+
+  int64_t parse_int_literal(std::string_view t, bool *ok);
+
+  Value eval_number(const Expr *e, const Frame &frame);
+
+  Value eval_fstring(std::string_view body, const Frame &frame);
+
+  Value eval_simple_text(std::string text, const Frame &frame);
+
+  Value eval(const Expr *e, Frame &frame);
+
+  Value eval_comprehension(const Expr *e, Frame &frame);
+
+  Value eval_subscript(const Expr *e, Frame &frame);
+
+  static Value copied(const Value &v, bool deep, int depth);
+
+  static int64_t product(const std::vector<int64_t> &dims);
+
+  static std::optional<std::vector<int64_t>> new_shape(const Value &t, std::vector<Value> shape,
+                                                       bool expand);
+
+  static Value tensor_like(const Value &t, std::optional<int64_t> numel);
+
+  Value binary(const std::string &op, const Value &a, const Value &b);
+
+  Value compare(const std::string &op, const Value &a, const Value &b);
+
+  // ---- calls ----
+
+  Arguments eval_arguments(const Expr *call, Frame &frame);
+
+  static const Value *keyword_or(const Arguments &a, std::string_view name, size_t position);
+
+  Value eval_call(const Expr *call, Frame &frame);
+
+  Value call_value(const Value &callee, Arguments args, Frame &frame, const Expr *call);
+
+  Value call_function(const Value &fn, std::vector<Value> positional,
+                      std::vector<std::pair<std::string, Value>> keywords, const Frame &caller,
+                      const std::string &path = "");
+
+  static Value tensor_of(std::optional<int64_t> numel, bool integer, int bytes);
+
+  std::optional<int64_t> size_product(const std::vector<Value> &args, std::vector<int64_t> *dims);
+
+  static void apply_dtype(const Arguments &a, Value &t);
+
+  Value call_namespace(const Value &callee, Arguments a, Frame &frame, const Expr *call);
+
+  Value call_builtin(std::string_view leaf, Arguments a, Frame &frame, const Expr *call);
+
+  Value call_method(const Value &self, const std::string &name, Arguments a, Frame &frame,
+                    const Expr *call);
+
+  static void dict_set(const Value &dict, const Value &key, const Value &v);
+
+  // ---- statements ----
+
+  void assign(const Expr *target, const Value &v, Frame &frame,
+              std::vector<std::pair<std::string, std::optional<Value>>> *saved = nullptr);
+
+  std::string_view statement_keyword(const Stmt *s, const Frame &frame) const;
+
+  void exec_block(const std::vector<Stmt *> &body, Frame &frame);
+
+  void exec(const Stmt *s, Frame &frame);
+};
+
+} // namespace devlint::simulation

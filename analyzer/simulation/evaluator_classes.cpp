@@ -1,0 +1,424 @@
+// The evaluator's class model: the package's classes, functions and globals indexed, bases and
+// method resolution, super(), instantiating a class (running its __init__), attribute lookup.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+ModuleNode *Evaluator::instantiate_root(const ClassRef &cls, const Value &config) {
+  Frame caller;
+  caller.file = cls.file;
+  Value v = instantiate_module(cls, {config}, {}, caller, "");
+  return v.is(Kind::Module) ? v.module : nullptr;
+}
+
+Value Evaluator::build_config(const ClassRef &cls, const Value &kwargs_dict) {
+  Frame caller;
+  caller.file = cls.file;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  if (kwargs_dict.is(Kind::Dict))
+    for (const auto &[k, v] : *kwargs_dict.dict)
+      if (k.is(Kind::Str))
+        kwargs.emplace_back(k.text, v);
+  return instantiate_object(cls, {}, kwargs, caller);
+}
+
+// The value of a top-level name or of calling a top-level function, in `file`.
+Value Evaluator::global_value(const SyntaxFile *file, const std::string &name) {
+  Frame frame;
+  frame.file = file;
+  return lookup(name, frame);
+}
+
+Value Evaluator::call_with(const Value &fn, std::vector<std::pair<std::string, Value>> kwargs) {
+  Frame caller;
+  caller.file = fn.file;
+  return call_function(fn, {}, std::move(kwargs), caller);
+}
+
+void Evaluator::set_global(const SyntaxFile *file, const std::string &name, Value v) {
+  global_cache_[{file, name}] = std::move(v);
+  globals_[file][name] = nullptr;
+}
+
+std::optional<ClassRef> Evaluator::find_class(std::string_view name) const {
+  auto it = classes_.find(std::string(name));
+  if (it == classes_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+// Calls a zero-argument method on a module (get_output_embeddings) when the class has it.
+std::optional<Value> Evaluator::call_module_method(ModuleNode *node, std::string_view method) {
+  Value self = Value::module_value(node);
+  Value fn = class_member(node_class(node), std::string(method), self);
+  if (!fn.is(Kind::Function))
+    return std::nullopt;
+  Frame caller;
+  caller.file = fn.file;
+  return call_function(fn, {}, {}, caller);
+}
+
+Value Evaluator::class_attribute(const ClassRef &cls, const std::string &name) {
+  return class_member(cls, name, Value::none());
+}
+
+std::optional<ClassRef> Evaluator::node_class(const ModuleNode *node) const {
+  auto it = node_classes_.find(node);
+  if (it == node_classes_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void Evaluator::index_file(const SyntaxFile *f) {
+  if (!indexed_.insert(f).second)
+    return;
+  for (const ClassDef *c : f->classes)
+    classes_.emplace(std::string(c->name), ClassRef{c, f});
+  for (const FunctionDef *fn : f->functions)
+    functions_.emplace(std::string(fn->name), std::make_pair(fn, f));
+  auto &g = globals_[f];
+  for (const Stmt *st : f->body)
+    if (st->kind == StmtKind::Assign && st->value && st->targets.size() == 1 &&
+        st->targets[0]->kind == ExprKind::Name)
+      g[std::string(st->targets[0]->text)] = st->value;
+  auto &imp = imports_[f];
+  for (const ImportedName &i : f->imports) {
+    std::string full =
+        i.name.empty() ? std::string(i.module) : std::string(i.module) + "." + std::string(i.name);
+    imp[std::string(i.local_name)] = i.name.empty() ? full : std::string(i.name);
+    if (i.module == "torch" && i.name == "nn")
+      imp[std::string(i.local_name)] = "nn";
+    // `import collections.abc` binds `collections`.
+    std::string_view local = i.local_name;
+    if (i.name.empty() && local.find('.') != std::string_view::npos) {
+      std::string first(local.substr(0, local.find('.')));
+      imp.emplace(first, first);
+    }
+  }
+}
+
+std::string Evaluator::location(const SyntaxFile *file, const SourceRange &r) const {
+  if (!file || !file->source)
+    return "";
+  return file->source->display_path + ":" + std::to_string(r.line);
+}
+
+std::string Evaluator::text_of(const SyntaxFile *file, const SourceRange &r) const {
+  if (!file || !file->source)
+    return "";
+  std::string t(file->source->slice(r));
+  if (t.size() > 80)
+    t = t.substr(0, 77) + "...";
+  std::replace(t.begin(), t.end(), '\n', ' ');
+  return t;
+}
+
+void Evaluator::report(const Frame &frame, const SourceRange &r, const std::string &what) {
+  if (!reported_.insert({frame.file, r.begin}).second)
+    return;
+  std::string where = location(frame.file, r);
+  if (tree_)
+    tree_->unknowns.push_back({frame.module_path, what, where});
+  else if (config_unknowns_)
+    config_unknowns_->push_back(where + ": " + what);
+}
+
+void Evaluator::report_unknown_value(const Frame &frame, const Expr *e, const Value &v,
+                                     const std::string &role) {
+  report(frame, e->range,
+         role + " `" + text_of(frame.file, e->range) + "`" +
+             (v.text.empty() ? "" : " (" + v.text + ")"));
+}
+
+bool Evaluator::class_is_module(const ClassRef &cls) const {
+  const ModuleClass *mc = package_.find_class(cls.def->name);
+  return mc && mc->def == cls.def && mc->is_module;
+}
+
+// The first package base of `cls`, or the base expression's dotted name (nn.Linear).
+std::vector<std::pair<std::optional<ClassRef>, std::string>>
+Evaluator::bases_of(const ClassRef &cls) {
+  std::vector<std::pair<std::optional<ClassRef>, std::string>> out;
+  for (const Expr *b : cls.def->bases) {
+    std::string dotted = dotted_name(b);
+    if (dotted.empty() && b->kind == ExprKind::Subscript)
+      dotted = dotted_name(b->operands[0]);
+    std::string leaf(leaf_name(dotted));
+    auto found = find_class(leaf);
+    if (found && found->def == cls.def)
+      found.reset();
+    out.emplace_back(found, dotted);
+  }
+  return out;
+}
+
+// Is `def` the class `name` or a package subclass of it?
+bool Evaluator::derives_from(const ClassDef *def, std::string_view name, int guard) {
+  if (!def || guard > 16)
+    return false;
+  if (def->name == name)
+    return true;
+  auto cls = find_class(def->name);
+  if (!cls)
+    return false;
+  for (auto &[base, dotted] : bases_of(*cls))
+    if ((base && derives_from(base->def, name, guard + 1)) || leaf_name(dotted) == name)
+      return true;
+  return false;
+}
+
+// A method or class attribute, searched through package bases (depth first, as single
+// inheritance resolves).
+Value Evaluator::class_member(std::optional<ClassRef> cls, const std::string &name,
+                              const Value &self, int guard) {
+  if (!cls || guard > 16)
+    return Value::unknown("");
+  for (const FunctionDef *m : cls->def->methods)
+    if (m->name == name) {
+      Value fn;
+      fn.kind = Kind::Function;
+      fn.function = m;
+      fn.file = cls->file;
+      fn.class_def = cls->def;
+      if (!self.is(Kind::None) && !m->is_staticmethod)
+        fn.bound_self = std::make_shared<Value>(self);
+      return fn;
+    }
+  for (const Stmt *st : cls->def->body)
+    if (st->kind == StmtKind::Assign && st->value && !st->targets.empty() &&
+        is_name(st->targets[0], name)) {
+      Frame f;
+      f.file = cls->file;
+      return eval(st->value, f);
+    }
+  for (auto &[base, dotted] : bases_of(*cls)) {
+    if (!base)
+      continue;
+    Value v = class_member(base, name, self, guard + 1);
+    if (!v.is(Kind::Unknown))
+      return v;
+  }
+  return Value::unknown("");
+}
+
+// A torch built-in layer class among the bases (class ChatGLMLinear(nn.Linear)).
+std::string Evaluator::builtin_layer_base(const ClassRef &cls, int guard) {
+  if (guard > 16)
+    return "";
+  for (auto &[base, dotted] : bases_of(cls)) {
+    if (base) {
+      std::string b = builtin_layer_base(*base, guard + 1);
+      if (!b.empty())
+        return b;
+      continue;
+    }
+    std::string_view leaf = leaf_name(dotted);
+    LayerShape probe =
+        torch_layer_shape(leaf, [](size_t, std::string_view) { return LayerArgument{}; });
+    if (probe.known_layer && !is_parameterless_layer(leaf))
+      return std::string(leaf);
+  }
+  return "";
+}
+
+Value Evaluator::instantiate_module(const ClassRef &cls, std::vector<Value> args,
+                                    std::vector<std::pair<std::string, Value>> kwargs,
+                                    const Frame &caller, const std::string &path) {
+  ModuleNode &node = tree_->nodes.emplace_back();
+  node.class_name = std::string(cls.def->name);
+  node.cls = package_.find_class(cls.def->name);
+  node_classes_[&node] = cls;
+  Value self = Value::module_value(&node);
+  run_init(cls, self, std::move(args), std::move(kwargs), caller, path);
+  return self;
+}
+
+Value Evaluator::instantiate_object(const ClassRef &cls, std::vector<Value> args,
+                                    std::vector<std::pair<std::string, Value>> kwargs,
+                                    const Frame &caller) {
+  Value self;
+  self.kind = Kind::Object;
+  self.object = std::make_shared<ObjectData>();
+  self.object->class_name = std::string(cls.def->name);
+  self.object->class_def = cls.def;
+  run_init(cls, self, std::move(args), std::move(kwargs), caller, caller.module_path);
+  return self;
+}
+
+// Runs the __init__ that `cls` resolves to on `self`.
+void Evaluator::run_init(const ClassRef &cls, const Value &self, std::vector<Value> args,
+                         std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller,
+                         const std::string &path, int guard) {
+  if (guard > 16)
+    return;
+  if (self.is(Kind::Object) && guard == 0)
+    if (std::optional<ClassRef> owner = generated_init_owner(cls)) {
+      dataclass_init(cls, *owner, self, std::move(args), std::move(kwargs), caller);
+      return;
+    }
+  for (const FunctionDef *m : cls.def->methods)
+    if (m->name == "__init__") {
+      Value fn;
+      fn.kind = Kind::Function;
+      fn.function = m;
+      fn.file = cls.file;
+      fn.class_def = cls.def;
+      fn.bound_self = std::make_shared<Value>(self);
+      call_function(fn, std::move(args), std::move(kwargs), caller, path);
+      return;
+    }
+  // No __init__ here: the first base's.
+  for (auto &[base, dotted] : bases_of(cls)) {
+    if (base) {
+      run_init(*base, self, std::move(args), std::move(kwargs), caller, path, guard + 1);
+      return;
+    }
+    if (external_init(leaf_name(dotted), self, args, kwargs, caller))
+      return;
+  }
+}
+
+// __init__ of a base outside the package: torch layers add their parameters, PretrainedConfig
+// stores its keyword arguments.
+bool Evaluator::external_init(std::string_view leaf, const Value &self,
+                              const std::vector<Value> &args,
+                              const std::vector<std::pair<std::string, Value>> &kwargs,
+                              const Frame &caller) {
+  if (self.is(Kind::Object)) {
+    if (leaf == "PretrainedConfig" || leaf == "PreTrainedConfig") {
+      for (const auto &[k, v] : kwargs) {
+        if (k.empty())
+          continue;
+        self.object->attrs[k] = v;
+      }
+      add_pretrained_config_defaults(self.object->attrs);
+      return true;
+    }
+    return leaf == "object";
+  }
+  if (!self.is(Kind::Module))
+    return false;
+  LayerShape shape = torch_layer_shape(leaf, layer_args(args, kwargs));
+  if (!shape.known_layer)
+    return leaf == "Module" || leaf == "PreTrainedModel" || ends_with_str(leaf, "Mixin");
+  add_layer_tensors(*self.module, shape, caller, leaf);
+  return true;
+}
+
+Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame &frame) {
+  switch (obj.kind) {
+  case Kind::Module:
+    return get_module_attr(obj.module, name);
+  case Kind::Object: {
+    auto it = obj.object->attrs.find(name);
+    if (it != obj.object->attrs.end())
+      return it->second;
+    if (obj.object->class_def) {
+      auto cls = find_class(obj.object->class_def->name);
+      Value member = class_member(cls, name, obj);
+      if (!member.is(Kind::Unknown))
+        return member;
+      // attribute_map: config.hidden_size -> config.n_embd
+      Value map = class_member(cls, "attribute_map", Value::none());
+      if (map.is(Kind::Dict))
+        for (const auto &[k, v] : *map.dict)
+          if (k.is(Kind::Str) && k.text == name && v.is(Kind::Str)) {
+            auto real = obj.object->attrs.find(v.text);
+            if (real != obj.object->attrs.end())
+              return real->second;
+          }
+    }
+    return Value::unknown("the configuration has no `" + name + "`");
+  }
+  case Kind::Namespace:
+    return Value::ns(obj.text + "." + name);
+  case Kind::Class: {
+    auto cls = find_class(obj.class_def->name);
+    return class_member(cls, name, Value::none());
+  }
+  case Kind::Super: {
+    Value v = obj;
+    v.text = name;
+    return v;
+  }
+  case Kind::Tensor:
+    if (name == "shape" && !obj.dims.empty()) {
+      ValueList dims;
+      for (int64_t d : obj.dims)
+        dims.push_back(Value::integer_value(d));
+      return Value::list_of(std::move(dims));
+    }
+    if (name == "data" || name == "T")
+      return obj;
+    if (name == "dtype" || name == "device")
+      return Value::unknown("tensor." + name);
+    break;
+  default:
+    break;
+  }
+  // A bound method of a value (list.append, dict.get, str.format...).
+  Value m;
+  m.kind = Kind::Namespace;
+  m.text = "." + name;
+  m.bound_self = std::make_shared<Value>(obj);
+  (void)frame;
+  return m;
+}
+
+Value Evaluator::lookup(const std::string &name, const Frame &frame) {
+  auto local = frame.locals.find(name);
+  if (local != frame.locals.end())
+    return local->second;
+  if (frame.file) {
+    auto &g = globals_[frame.file];
+    auto it = g.find(name);
+    if (it != g.end()) {
+      auto key = std::make_pair(frame.file, name);
+      auto cached = global_cache_.find(key);
+      if (cached != global_cache_.end())
+        return cached->second;
+      if (!it->second)
+        return Value::unknown("`" + name + "` is not defined");
+      global_cache_[key] = Value::unknown("recursive global");
+      Frame global;
+      global.file = frame.file;
+      Value v = eval(it->second, global);
+      global_cache_[key] = v;
+      return v;
+    }
+  }
+  if (auto cls = find_class(name)) {
+    Value v;
+    v.kind = Kind::Class;
+    v.class_def = cls->def;
+    v.file = cls->file;
+    return v;
+  }
+  auto fn = functions_.find(name);
+  if (fn != functions_.end()) {
+    Value v;
+    v.kind = Kind::Function;
+    v.function = fn->second.first;
+    v.file = fn->second.second;
+    return v;
+  }
+  if (frame.file) {
+    auto &imp = imports_[frame.file];
+    auto it = imp.find(name);
+    if (it != imp.end())
+      return Value::ns(it->second);
+  }
+  static const std::unordered_set<std::string> builtins = {
+      "range",    "len",        "int",     "float",   "str",     "bool",  "min",   "max",
+      "sum",      "abs",        "round",   "list",    "tuple",   "dict",  "set",   "enumerate",
+      "zip",      "isinstance", "getattr", "hasattr", "setattr", "super", "print", "sorted",
+      "reversed", "any",        "all",     "divmod",  "pow"};
+  if (builtins.count(name))
+    return Value::ns("builtins." + name);
+  if (name == "torch" || name == "nn" || name == "F" || name == "math" || name == "np" ||
+      name == "numpy")
+    return Value::ns(name);
+  return Value::unknown("`" + name + "` is not defined in the package");
+}
+
+} // namespace devlint::simulation

@@ -1,0 +1,566 @@
+// Evaluating expressions: literals, names, f-strings, comprehensions, subscripts, arithmetic
+// and comparisons (tensor shapes included).
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+int64_t Evaluator::parse_int_literal(std::string_view t, bool *ok) {
+  std::string s;
+  for (char c : t)
+    if (c != '_')
+      s += c;
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(s, &used, 0);
+    *ok = used == s.size();
+    return v;
+  } catch (...) {
+    *ok = false;
+    return 0;
+  }
+}
+
+Value Evaluator::eval_number(const Expr *e, const Frame &frame) {
+  if (!frame.file || !frame.file->source)
+    return Value::unknown("number");
+  std::string_view t = frame.file->source->slice(e->range);
+  bool ok = false;
+  int64_t i = parse_int_literal(t, &ok);
+  if (ok)
+    return Value::integer_value(i);
+  std::string s;
+  for (char c : t)
+    if (c != '_')
+      s += c;
+  try {
+    return Value::real_value(std::stod(s));
+  } catch (...) {
+    return Value::unknown("number");
+  }
+}
+
+// f"transformer.layers.{i}": the interpolations are names, attributes or `name + k`.
+Value Evaluator::eval_fstring(std::string_view body, const Frame &frame) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '{' && i + 1 < body.size() && body[i + 1] == '{') {
+      out += '{';
+      ++i;
+      continue;
+    }
+    if (c == '}' && i + 1 < body.size() && body[i + 1] == '}') {
+      out += '}';
+      ++i;
+      continue;
+    }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    size_t close = body.find('}', i);
+    if (close == std::string_view::npos)
+      return Value::unknown("f-string");
+    std::string inner(body.substr(i + 1, close - i - 1));
+    size_t colon = inner.find(':');
+    if (colon != std::string::npos)
+      inner = inner.substr(0, colon);
+    Value v = eval_simple_text(inner, frame);
+    if (v.is(Kind::Int))
+      out += std::to_string(v.integer);
+    else if (v.is(Kind::Str))
+      out += v.text;
+    else
+      return Value::unknown("f-string part `{" + inner + "}`");
+    i = close;
+  }
+  return Value::str(out);
+}
+
+Value Evaluator::eval_simple_text(std::string text, const Frame &frame) {
+  auto trim = [](std::string s) {
+    size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  text = trim(text);
+  for (char op : {'+', '-', '*'}) {
+    size_t p = text.rfind(op);
+    if (p != std::string::npos && p > 0) {
+      Value a = eval_simple_text(text.substr(0, p), frame);
+      Value b = eval_simple_text(text.substr(p + 1), frame);
+      if (a.is(Kind::Int) && b.is(Kind::Int))
+        return Value::integer_value(op == '+'   ? a.integer + b.integer
+                                    : op == '-' ? a.integer - b.integer
+                                                : a.integer * b.integer);
+      return Value::unknown("");
+    }
+  }
+  bool ok = false;
+  int64_t i = parse_int_literal(text, &ok);
+  if (ok)
+    return Value::integer_value(i);
+  size_t dot = text.find('.');
+  Value v = lookup(text.substr(0, dot), frame);
+  while (dot != std::string::npos) {
+    size_t next = text.find('.', dot + 1);
+    v = get_attr(v, text.substr(dot + 1, next == std::string::npos ? next : next - dot - 1), frame);
+    dot = next;
+  }
+  return v;
+}
+
+Value Evaluator::eval(const Expr *e, Frame &frame) {
+  if (!e)
+    return Value::none();
+  if (depth_ > kMaxDepth)
+    return Value::unknown("too deep");
+  switch (e->kind) {
+  case ExprKind::Name:
+    if (e->text == "True")
+      return Value::boolean(true);
+    if (e->text == "False")
+      return Value::boolean(false);
+    if (e->text == "None")
+      return Value::none();
+    return lookup(std::string(e->text), frame);
+  case ExprKind::Number:
+    return eval_number(e, frame);
+  case ExprKind::String: {
+    if (frame.file && frame.file->source) {
+      std::string_view whole = frame.file->source->slice(e->range);
+      size_t quote = whole.find_first_of("\"'");
+      std::string_view prefix = whole.substr(0, quote == std::string_view::npos ? 0 : quote);
+      if (prefix.find('f') != std::string_view::npos || prefix.find('F') != std::string_view::npos)
+        return eval_fstring(e->text, frame);
+    }
+    return Value::str(std::string(e->text));
+  }
+  case ExprKind::Bool:
+    return Value::boolean(frame.file && frame.file->source &&
+                          frame.file->source->slice(e->range) == "True");
+  case ExprKind::NoneLiteral:
+    return Value::none();
+  case ExprKind::Tuple: {
+    ValueList items;
+    for (const Expr *x : e->operands) {
+      if (x->kind == ExprKind::Starred && !x->operands.empty()) {
+        Value s = eval(x->operands[0], frame);
+        if (s.is(Kind::List))
+          for (const Value &y : *s.list)
+            items.push_back(y);
+        else
+          items.push_back(Value::unknown("starred"));
+        continue;
+      }
+      items.push_back(eval(x, frame));
+    }
+    return Value::list_of(std::move(items));
+  }
+  case ExprKind::Dict: {
+    ValueDict items;
+    for (size_t i = 0; i < e->operands.size(); ++i) {
+      const Expr *key = i < e->keywords.size() ? e->keywords[i].value : nullptr;
+      items.emplace_back(key ? eval(key, frame) : Value::unknown("key"),
+                         eval(e->operands[i], frame));
+    }
+    return Value::dict_of(std::move(items));
+  }
+  case ExprKind::Attribute: {
+    Value obj = eval(e->operands[0], frame);
+    if (obj.is(Kind::Unknown))
+      return obj;
+    return get_attr(obj, std::string(e->text), frame);
+  }
+  case ExprKind::Subscript:
+    return eval_subscript(e, frame);
+  case ExprKind::Call:
+    return eval_call(e, frame);
+  case ExprKind::BinaryOp:
+    return binary(std::string(e->text), eval(e->operands[0], frame), eval(e->operands[1], frame));
+  case ExprKind::UnaryOp: {
+    Value v = eval(e->operands[0], frame);
+    if (e->text == "-") {
+      if (v.is(Kind::Int) || v.is(Kind::Bool))
+        return Value::integer_value(-v.integer);
+      if (v.is(Kind::Float))
+        return Value::real_value(-v.real);
+      if (v.is(Kind::Tensor))
+        return v;
+    }
+    if (e->text == "+")
+      return v;
+    return Value::unknown("unary `" + std::string(e->text) + "`");
+  }
+  case ExprKind::BoolOp: {
+    if (e->text == "not") {
+      auto t = truthy(eval(e->operands[0], frame));
+      return t ? Value::boolean(!*t) : Value::unknown("not of an unknown value");
+    }
+    Value a = eval(e->operands[0], frame);
+    auto t = truthy(a);
+    if (!t)
+      return a;
+    bool is_and = e->text == "and";
+    if (is_and ? !*t : *t)
+      return a;
+    return eval(e->operands[1], frame);
+  }
+  case ExprKind::Compare:
+    return compare(std::string(e->text), eval(e->operands[0], frame), eval(e->operands[1], frame));
+  case ExprKind::Conditional: {
+    // tree-sitter order: value if condition else other
+    auto t = truthy(eval(e->operands[1], frame));
+    if (!t) {
+      Value cond = eval(e->operands[1], frame);
+      report_unknown_value(frame, e->operands[1], cond, "condition");
+      return Value::unknown("condition");
+    }
+    return eval(e->operands[*t ? 0 : 2], frame);
+  }
+  case ExprKind::Comprehension:
+    return eval_comprehension(e, frame);
+  case ExprKind::Starred:
+    return e->operands.empty() ? Value::unknown("starred") : eval(e->operands[0], frame);
+  default:
+    return Value::unknown("`" + text_of(frame.file, e->range) + "`");
+  }
+}
+
+Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
+  const Expr *element = e->operands[0];
+  Value iterated = eval(e->operands[1], frame);
+  const Expr *target = e->operands[2];
+  if (!iterated.is(Kind::List)) {
+    report_unknown_value(frame, e->operands[1], iterated, "loop over");
+    return Value::unknown("comprehension over an unknown value");
+  }
+  std::vector<std::pair<std::string, std::optional<Value>>> saved;
+  ValueList out;
+  for (const Value &item : *iterated.list) {
+    assign(target, item, frame, &saved);
+    out.push_back(eval(element, frame));
+  }
+  for (auto &[name, old] : saved) {
+    if (old)
+      frame.locals[name] = *old;
+    else
+      frame.locals.erase(name);
+  }
+  return Value::list_of(std::move(out));
+}
+
+Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
+  Value v = eval(e->operands[0], frame);
+  if (e->operands.size() < 2)
+    return Value::unknown("subscript");
+  if (v.is(Kind::Namespace)) {
+    std::string_view leaf = leaf_name(v.text);
+    if (leaf == "ACT2FN" || leaf == "ACT2CLS") { // activations hold no parameters
+      ModuleNode &node = tree_->nodes.emplace_back();
+      node.class_name = "Activation";
+      return Value::module_value(&node);
+    }
+    return Value::unknown("`" + text_of(frame.file, e->range) + "`");
+  }
+  if (v.is(Kind::Dict) && v.dict->size() > 0) {
+    Value key = eval(e->operands[1], frame);
+    for (const auto &[k, x] : *v.dict) {
+      auto eq = equal(k, key);
+      if (eq && *eq)
+        return x;
+    }
+    // ATTENTION_CLASSES[config._attn_implementation] when the key is unknown: all share
+    // one set of weights, so the first class stands for them (said in the report).
+    if (key.is(Kind::Unknown))
+      return Value::unknown("unknown dict key");
+    return Value::unknown("key not in dict");
+  }
+  Value index = eval(e->operands[1], frame);
+  // A JSON object of the configuration is a dict to Python
+  // (`config.rope_parameters["rope_type"]`) unless a configuration class made it a
+  // sub-configuration; it answers both ways here.
+  if (v.is(Kind::Object) && !v.object->class_def && index.is(Kind::Str)) {
+    auto it = v.object->attrs.find(index.text);
+    return it != v.object->attrs.end() ? it->second : Value::unknown("key not in dict");
+  }
+  if (v.is(Kind::List) && index.is(Kind::Int)) {
+    int64_t n = static_cast<int64_t>(v.list->size());
+    int64_t i = index.integer < 0 ? index.integer + n : index.integer;
+    if (i >= 0 && i < n)
+      return (*v.list)[static_cast<size_t>(i)];
+    return Value::unknown("index out of range");
+  }
+  if (v.is(Kind::Str) && index.is(Kind::Int) && index.integer >= 0 &&
+      static_cast<size_t>(index.integer) < v.text.size())
+    return Value::str(v.text.substr(static_cast<size_t>(index.integer), 1));
+  if (v.is(Kind::Module) && index.is(Kind::Int)) {
+    int64_t n = static_cast<int64_t>(v.module->children.size());
+    int64_t i = index.integer < 0 ? index.integer + n : index.integer;
+    if (i >= 0 && i < n)
+      return Value::module_value(v.module->children[static_cast<size_t>(i)].second);
+  }
+  if (v.is(Kind::Module) && index.is(Kind::Str))
+    if (ModuleNode *c = v.module->child(index.text))
+      return Value::module_value(c);
+  if (v.is(Kind::List) && e->operands[1]->kind == ExprKind::Slice) {
+    // a[:k], a[k:], a[i:j]
+    const Expr *slice = e->operands[1];
+    std::string text = text_of(frame.file, slice->range);
+    size_t colon = text.find(':');
+    int64_t n = static_cast<int64_t>(v.list->size());
+    auto bound = [&](std::string s, int64_t fallback) -> std::optional<int64_t> {
+      if (s.find_first_not_of(' ') == std::string::npos)
+        return fallback;
+      Value b = eval_simple_text(s, frame);
+      if (!b.is(Kind::Int))
+        return std::nullopt;
+      return b.integer < 0 ? b.integer + n : b.integer;
+    };
+    if (colon != std::string::npos && text.find(':', colon + 1) == std::string::npos) {
+      auto lo = bound(text.substr(0, colon), 0), hi = bound(text.substr(colon + 1), n);
+      if (lo && hi) {
+        ValueList out;
+        for (int64_t i = std::max<int64_t>(0, *lo); i < std::min(*hi, n); ++i)
+          out.push_back((*v.list)[static_cast<size_t>(i)]);
+        return Value::list_of(std::move(out));
+      }
+    }
+  }
+  if (v.is(Kind::Unknown))
+    return v;
+  return Value::unknown("`" + text_of(frame.file, e->range) + "`");
+}
+
+// A copy of a configuration value: objects, lists and dicts get their own storage (deep: at
+// every level), so that edits to the copy leave the original as it was.
+Value Evaluator::copied(const Value &v, bool deep, int depth) {
+  Value out = v;
+  if (depth > 32)
+    return out;
+  auto inner = [&](const Value &x) { return deep ? copied(x, deep, depth + 1) : x; };
+  if (v.is(Kind::Object) && v.object) {
+    out.object = std::make_shared<ObjectData>(*v.object);
+    for (auto &[k, x] : out.object->attrs)
+      x = inner(x);
+  } else if (v.is(Kind::List) && v.list) {
+    out.list = std::make_shared<ValueList>(*v.list);
+    for (Value &x : *out.list)
+      x = inner(x);
+  } else if (v.is(Kind::Dict) && v.dict) {
+    out.dict = std::make_shared<ValueDict>(*v.dict);
+    for (auto &[k, x] : *out.dict)
+      x = inner(x);
+  }
+  return out;
+}
+
+int64_t Evaluator::product(const std::vector<int64_t> &dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+// The shape `t.view(...)` / `t.reshape(...)` / `t.expand(...)` asks for: ints, -1 for the one
+// inferred dimension (view) or for a kept one (expand). Nullopt when it cannot be worked out.
+std::optional<std::vector<int64_t>> Evaluator::new_shape(const Value &t, std::vector<Value> shape,
+                                                         bool expand) {
+  if (shape.size() == 1 && shape[0].is(Kind::List))
+    shape = std::vector<Value>(*shape[0].list);
+  std::vector<int64_t> dims;
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!shape[i].is(Kind::Int))
+      return std::nullopt;
+    int64_t d = shape[i].integer;
+    if (d == -1 && expand) {
+      size_t from_right = shape.size() - i;
+      if (from_right > t.dims.size())
+        return std::nullopt;
+      d = t.dims[t.dims.size() - from_right];
+    } else if (d == -1) {
+      if (inferred >= 0)
+        return std::nullopt;
+      inferred = static_cast<int>(i);
+      dims.push_back(-1);
+      continue;
+    }
+    if (d < 0)
+      return std::nullopt;
+    known *= d;
+    dims.push_back(d);
+  }
+  if (inferred >= 0) {
+    if (known == 0 || *t.numel % known != 0)
+      return std::nullopt;
+    dims[inferred] = *t.numel / known;
+    known = *t.numel;
+  }
+  if (!expand && known != *t.numel)
+    return std::nullopt;
+  return dims;
+}
+
+Value Evaluator::tensor_like(const Value &t, std::optional<int64_t> numel) {
+  Value v;
+  v.kind = Kind::Tensor;
+  v.numel = numel;
+  v.integer_dtype = t.integer_dtype;
+  v.element_bytes = t.element_bytes;
+  return v;
+}
+
+Value Evaluator::binary(const std::string &op, const Value &a, const Value &b) {
+  if (a.is(Kind::Tensor) || b.is(Kind::Tensor)) {
+    // Elementwise with broadcasting: the larger operand decides the size (what `__init__`
+    // computes: inv_freq = 1.0 / base ** (arange(0, dim, 2) / dim)).
+    const Value &t = a.is(Kind::Tensor) ? a : b;
+    if (a.is(Kind::Tensor) && b.is(Kind::Tensor)) {
+      if (!a.numel || !b.numel)
+        return tensor_like(a, std::nullopt);
+      Value r = tensor_like(*a.numel >= *b.numel ? a : b, std::max(*a.numel, *b.numel));
+      if (op == "@")
+        r.numel = std::nullopt;
+      r.integer_dtype = a.integer_dtype && b.integer_dtype;
+      return r;
+    }
+    Value r = tensor_like(t, t.numel);
+    const Value &other = a.is(Kind::Tensor) ? b : a;
+    if (other.is(Kind::Float) || op == "/") {
+      r.integer_dtype = false;
+      r.element_bytes = 4;
+    }
+    return r;
+  }
+  if (a.is(Kind::Str) && b.is(Kind::Str) && op == "+")
+    return Value::str(a.text + b.text);
+  if (a.is(Kind::List) && b.is(Kind::List) && op == "+") {
+    ValueList items = *a.list;
+    items.insert(items.end(), b.list->begin(), b.list->end());
+    return Value::list_of(std::move(items));
+  }
+  if (a.is(Kind::List) && b.is(Kind::Int) && op == "*") {
+    ValueList items;
+    for (int64_t i = 0; i < b.integer && items.size() < kMaxLoop; ++i)
+      items.insert(items.end(), a.list->begin(), a.list->end());
+    return Value::list_of(std::move(items));
+  }
+  if (a.is(Kind::Str) && op == "%")
+    return Value::unknown("string formatting");
+  if (!a.is_number() || !b.is_number()) {
+    if (a.is(Kind::Unknown))
+      return a;
+    if (b.is(Kind::Unknown))
+      return b;
+    return Value::unknown("`" + op + "` on these values");
+  }
+  bool ints = !a.is(Kind::Float) && !b.is(Kind::Float);
+  if (ints) {
+    int64_t x = a.integer, y = b.integer;
+    auto checked_result = [](std::optional<int64_t> r) {
+      return r ? Value::integer_value(*r) : Value::unknown("an integer over 64 bits");
+    };
+    if (op == "+")
+      return checked_result(checked::add(x, y));
+    if (op == "-")
+      return checked_result(checked::sub(x, y));
+    if (op == "*")
+      return checked_result(checked::mul(x, y));
+    if (op == "//" || op == "%") {
+      if (y == 0)
+        return Value::unknown("division by zero");
+      if (y == -1 && x == INT64_MIN)
+        return Value::unknown("an integer over 64 bits");
+      int64_t q = x / y;
+      if ((x % y != 0) && ((x < 0) != (y < 0)))
+        --q; // Python floors
+      return Value::integer_value(op == "//" ? q : x - q * y);
+    }
+    if (op == "/")
+      return y == 0 ? Value::unknown("division by zero")
+                    : Value::real_value(static_cast<double>(x) / static_cast<double>(y));
+    if (op == "**" && y >= 0 && y < 63)
+      return checked_result(checked::power(x, y));
+    if (op == "<<" && y >= 0 && y < 62)
+      return checked_result(checked::shift_left(x, y));
+    if (op == ">>" && y >= 0 && y < 63)
+      return Value::integer_value(x >> y);
+    if (op == "&")
+      return Value::integer_value(x & y);
+    if (op == "|")
+      return Value::integer_value(x | y);
+  }
+  double x = a.as_real(), y = b.as_real();
+  if (op == "+")
+    return Value::real_value(x + y);
+  if (op == "-")
+    return Value::real_value(x - y);
+  if (op == "*")
+    return Value::real_value(x * y);
+  if (op == "/")
+    return y == 0 ? Value::unknown("division by zero") : Value::real_value(x / y);
+  if (op == "//")
+    return y == 0 ? Value::unknown("division by zero") : Value::real_value(std::floor(x / y));
+  if (op == "**")
+    return Value::real_value(std::pow(x, y));
+  if (op == "%")
+    return y == 0 ? Value::unknown("division by zero")
+                  : Value::real_value(x - std::floor(x / y) * y);
+  return Value::unknown("operator `" + op + "`");
+}
+
+Value Evaluator::compare(const std::string &op, const Value &a, const Value &b) {
+  if (op == "is" || op == "is not") {
+    if (a.is(Kind::Unknown) || b.is(Kind::Unknown))
+      return Value::unknown("identity of an unknown value");
+    bool same = (a.is(Kind::None) && b.is(Kind::None)) ||
+                (a.is(Kind::Bool) && b.is(Kind::Bool) && a.integer == b.integer);
+    if (!b.is(Kind::None) && !b.is(Kind::Bool) && !(a.is(Kind::None)))
+      return Value::unknown("identity");
+    return Value::boolean(op == "is" ? same : !same);
+  }
+  if (op == "in" || op == "not in") {
+    std::optional<bool> found;
+    if (b.is(Kind::List)) {
+      found = false;
+      for (const Value &x : *b.list) {
+        auto eq = equal(a, x);
+        if (!eq) {
+          found.reset();
+          break;
+        }
+        if (*eq) {
+          found = true;
+          break;
+        }
+      }
+    } else if (b.is(Kind::Dict)) {
+      found = false;
+      for (const auto &[k, x] : *b.dict) {
+        auto eq = equal(a, k);
+        if (eq && *eq)
+          found = true;
+      }
+    } else if (b.is(Kind::Str) && a.is(Kind::Str)) {
+      found = b.text.find(a.text) != std::string::npos;
+    }
+    if (!found)
+      return Value::unknown("membership");
+    return Value::boolean(op == "in" ? *found : !*found);
+  }
+  if (op == "==" || op == "!=") {
+    auto eq = equal(a, b);
+    if (!eq)
+      return Value::unknown("comparison");
+    return Value::boolean(op == "==" ? *eq : !*eq);
+  }
+  if (a.is_number() && b.is_number()) {
+    double x = a.as_real(), y = b.as_real();
+    bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y;
+    return Value::boolean(r);
+  }
+  return Value::unknown("comparison");
+}
+
+} // namespace devlint::simulation

@@ -1,0 +1,166 @@
+// The module tree built by evaluating the root class's __init__ with the configuration, its tied
+// parameters, and its modules and tensors by name.
+#include "simulation/module_tree.h"
+
+#include "simulation/evaluator.h"
+
+namespace devlint {
+
+using simulation::Evaluator;
+using simulation::from_json;
+using simulation::Kind;
+using simulation::Value;
+
+namespace {
+
+// The parameter `path` names ("lm_head.weight", "model.layers.0.mlp.up.bias") below `root`, or
+// null.
+TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
+  ModuleNode *node = root;
+  for (size_t dot = path.find('.'); node && dot != std::string_view::npos; dot = path.find('.')) {
+    node = node->child(std::string(path.substr(0, dot)));
+    path.remove_prefix(dot + 1);
+  }
+  if (node)
+    for (TreeTensor &t : node->parameters)
+      if (t.name == path)
+        return &t;
+  return nullptr;
+}
+
+} // namespace
+
+ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
+                             const ModelConfig &config, const std::string &dtype) {
+  ModuleTree tree;
+  std::string canonical;
+  if (!dtype.empty() && dtype != "auto") {
+    tree.dtype_bytes = dtype_bytes_from_name(dtype, &canonical);
+    tree.dtype_name = canonical;
+    tree.dtype_source = "--dtype";
+  } else if (config.values.contains("torch_dtype") && config.values["torch_dtype"].is_string() &&
+             dtype_bytes_from_name(config.values["torch_dtype"].get<std::string>(), &canonical)) {
+    tree.dtype_bytes =
+        dtype_bytes_from_name(config.values["torch_dtype"].get<std::string>(), &canonical);
+    tree.dtype_name = canonical;
+    tree.dtype_source = "torch_dtype of the configuration";
+  } else {
+    tree.dtype_bytes = 2;
+    tree.dtype_name = "bfloat16";
+    tree.dtype_source = "default (no torch_dtype in the configuration)";
+  }
+  Evaluator evaluator(package, {}, &tree, nullptr);
+  auto cls = evaluator.find_class(root.name);
+  if (!cls)
+    return tree;
+  Value config_value = from_json(config.values, true);
+  if (config_value.is(Kind::Object)) {
+    // Attribute aliases already resolved into values; the object still answers getattr.
+    config_value.object->class_name = "config";
+  }
+  tree.root = evaluator.instantiate_root(*cls, config_value);
+  if (!tree.root)
+    return tree;
+  // transformers' tie_weights(): output embeddings share the input embeddings' weight when
+  // config.tie_word_embeddings (PretrainedConfig's default: True).
+  bool tie = !config.values.contains("tie_word_embeddings") ||
+             !config.values["tie_word_embeddings"].is_boolean() ||
+             config.values["tie_word_embeddings"].get<bool>();
+  if (config.values.contains("tie_word_embeddings") &&
+      !config.values["tie_word_embeddings"].is_boolean())
+    tree.unknowns.push_back({"", "tie_word_embeddings is not a bool: taken as true", ""});
+  Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
+  if (tied_keys.is(Kind::Dict)) {
+    // transformers 5: `_tied_weights_keys = {target: source}` gives each target parameter its
+    // source's storage when config.tie_word_embeddings (get_expanded_tied_weights_keys). Regular
+    // expressions there are not expanded (a repository's pattern is not run): listed instead.
+    for (const auto &[target_name, source_name] : *tied_keys.dict) {
+      if (!tie || !target_name.is(Kind::Str) || !source_name.is(Kind::Str))
+        continue;
+      TreeTensor *target = parameter_at(tree.root, target_name.text);
+      TreeTensor *source = parameter_at(tree.root, source_name.text);
+      if (target && source)
+        target->storage = source->storage;
+      else
+        tree.unknowns.push_back({"",
+                                 "_tied_weights_keys: `" + target_name.text + "` -> `" +
+                                     source_name.text + "` names no parameter; not tied",
+                                 ""});
+    }
+  } else if (tie) {
+    auto output = evaluator.call_module_method(tree.root, "get_output_embeddings");
+    std::optional<Value> input = evaluator.call_module_method(tree.root, "get_input_embeddings");
+    if (!input || !input->is(Kind::Module)) {
+      Value prefix = evaluator.class_attribute(*cls, "base_model_prefix");
+      if (prefix.is(Kind::Str))
+        if (ModuleNode *base = tree.root->child(prefix.text))
+          input = evaluator.call_module_method(base, "get_input_embeddings");
+    }
+    if (output && output->is(Kind::Module) && input && input->is(Kind::Module) &&
+        output->module != input->module) {
+      TreeTensor *in_weight = nullptr;
+      for (TreeTensor &t : input->module->parameters)
+        if (t.name == "weight")
+          in_weight = &t;
+      for (TreeTensor &t : output->module->parameters)
+        if (t.name == "weight" && in_weight)
+          t.storage = in_weight->storage;
+    }
+  }
+  // Tied groups by storage, names sorted (find_tied_parameters).
+  std::map<int, std::vector<std::string>> by_storage;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    if (!t.tensor->is_buffer)
+      by_storage[t.tensor->storage].push_back(t.name);
+  for (auto &[storage, names] : by_storage)
+    if (names.size() > 1) {
+      std::sort(names.begin(), names.end());
+      tree.tied_parameters.push_back(names);
+    }
+  // A tensor whose size could not be computed (a dimension unknown, negative or over the element
+  // cap, as from an absurd configuration) counts 0 bytes: never silently.
+  size_t unsized = 0;
+  std::string first_unsized;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    if (!t.tensor->numel && ++unsized == 1)
+      first_unsized = t.name;
+  if (unsized)
+    tree.unknowns.push_back({"",
+                             std::to_string(unsized) + " parameter(s) and buffer(s) of no known " +
+                                 "size (a dimension unknown, negative or too large), `" +
+                                 first_unsized + "` first",
+                             ""});
+  return tree;
+}
+
+std::vector<std::pair<std::string, const ModuleNode *>> named_modules(const ModuleTree &tree) {
+  std::vector<std::pair<std::string, const ModuleNode *>> out;
+  if (!tree.root)
+    return out;
+  std::unordered_set<const ModuleNode *> seen;
+  std::function<void(const std::string &, const ModuleNode *)> walk = [&](const std::string &path,
+                                                                          const ModuleNode *node) {
+    if (!seen.insert(node).second) // a module registered twice is listed once (torch)
+      return;
+    out.emplace_back(path, node);
+    for (const auto &[name, child] : node->children)
+      walk(path.empty() ? name : path + "." + name, child);
+  };
+  walk("", tree.root);
+  return out;
+}
+
+std::vector<NamedTensor> named_tensors(const ModuleTree &tree, bool persistent_only) {
+  std::vector<NamedTensor> out;
+  auto modules = named_modules(tree);
+  for (bool buffers : {false, true})
+    for (const auto &[path, node] : modules)
+      for (const TreeTensor &t : buffers ? node->buffers : node->parameters) {
+        if (persistent_only && t.is_buffer && !t.persistent)
+          continue;
+        out.push_back({path.empty() ? t.name : path + "." + t.name, &t, node});
+      }
+  return out;
+}
+
+} // namespace devlint

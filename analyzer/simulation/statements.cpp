@@ -1,0 +1,225 @@
+// Executing statements: assignments, if/for/while/with/try, def, return, break and continue.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+void Evaluator::dict_set(const Value &dict, const Value &key, const Value &v) {
+  for (auto &[k, x] : *dict.dict) {
+    auto eq = equal(k, key);
+    if (eq && *eq) {
+      x = v;
+      return;
+    }
+  }
+  dict.dict->emplace_back(key, v);
+}
+
+void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
+                       std::vector<std::pair<std::string, std::optional<Value>>> *saved) {
+  switch (target->kind) {
+  case ExprKind::Name: {
+    std::string name(target->text);
+    if (saved && std::none_of(saved->begin(), saved->end(),
+                              [&](const auto &s) { return s.first == name; })) {
+      auto it = frame.locals.find(name);
+      saved->emplace_back(name, it == frame.locals.end() ? std::nullopt
+                                                         : std::optional<Value>(it->second));
+    }
+    frame.locals[name] = v;
+    return;
+  }
+  case ExprKind::Tuple: {
+    for (size_t i = 0; i < target->operands.size(); ++i) {
+      Value part =
+          v.is(Kind::List) && i < v.list->size() ? (*v.list)[i] : Value::unknown("unpacking");
+      assign(target->operands[i], part, frame, saved);
+    }
+    return;
+  }
+  case ExprKind::Attribute: {
+    Value obj = eval(target->operands[0], frame);
+    std::string name(target->text);
+    if (obj.is(Kind::Module))
+      set_module_attr(*obj.module, name, v);
+    else if (obj.is(Kind::Object))
+      obj.object->attrs[name] = v;
+    return;
+  }
+  case ExprKind::Subscript: {
+    Value obj = eval(target->operands[0], frame);
+    if (target->operands.size() < 2)
+      return;
+    Value key = eval(target->operands[1], frame);
+    if (obj.is(Kind::Dict)) {
+      if (key.is(Kind::Unknown))
+        report_unknown_value(frame, target->operands[1], key, "dict key");
+      else
+        dict_set(obj, key, v);
+    } else if (obj.is(Kind::List) && key.is(Kind::Int) && key.integer >= 0 &&
+               static_cast<size_t>(key.integer) < obj.list->size()) {
+      (*obj.list)[static_cast<size_t>(key.integer)] = v;
+    } else if (obj.is(Kind::Module) && v.is(Kind::Module)) {
+      std::string name = key.is(Kind::Int)   ? std::to_string(key.integer)
+                         : key.is(Kind::Str) ? key.text
+                                             : "";
+      if (!name.empty())
+        set_module_attr(*obj.module, name, v);
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+std::string_view Evaluator::statement_keyword(const Stmt *s, const Frame &frame) const {
+  if (!frame.file || !frame.file->source)
+    return {};
+  std::string_view t = frame.file->source->slice(s->range);
+  size_t end = t.find_first_of(" \t\n(:;");
+  return t.substr(0, end);
+}
+
+void Evaluator::exec_block(const std::vector<Stmt *> &body, Frame &frame) {
+  for (const Stmt *s : body) {
+    if (frame.returned || frame.broke || frame.continued)
+      return;
+    exec(s, frame);
+  }
+}
+
+void Evaluator::exec(const Stmt *s, Frame &frame) {
+  if (++statements_ > kStatementBudget) {
+    if (statements_ == kStatementBudget + 1)
+      report(frame, s->range, "evaluation budget exhausted");
+    frame.returned = true;
+    return;
+  }
+  switch (s->kind) {
+  case StmtKind::Expr:
+    eval(s->value, frame);
+    return;
+  case StmtKind::Assign: {
+    if (!s->value)
+      return;
+    Value v = eval(s->value, frame);
+    for (const Expr *t : s->targets)
+      assign(t, v, frame);
+    return;
+  }
+  case StmtKind::AugAssign: {
+    if (s->targets.empty())
+      return;
+    Value current = eval(s->targets[0], frame);
+    Value v = binary(std::string(s->text), current, eval(s->value, frame));
+    assign(s->targets[0], v, frame);
+    return;
+  }
+  case StmtKind::If: {
+    Value cond = eval(s->value, frame);
+    auto t = truthy(cond);
+    if (!t) {
+      report_unknown_value(frame, s->value, cond, "condition (taken as true)");
+      t = true;
+    }
+    exec_block(*t ? s->body : s->orelse, frame);
+    return;
+  }
+  case StmtKind::For: {
+    Value iterable = eval(s->value, frame);
+    if (iterable.is(Kind::Module)) {
+      ValueList children;
+      for (const auto &[n, c] : iterable.module->children)
+        children.push_back(Value::module_value(c));
+      iterable = Value::list_of(std::move(children));
+    }
+    if (iterable.is(Kind::Dict)) {
+      ValueList keys;
+      for (const auto &[k, v] : *iterable.dict)
+        keys.push_back(k);
+      iterable = Value::list_of(std::move(keys));
+    }
+    if (!iterable.is(Kind::List)) {
+      report_unknown_value(frame, s->value, iterable, "loop over");
+      return;
+    }
+    ValueList items = *iterable.list;
+    bool broke = false;
+    for (const Value &item : items) {
+      if (!s->targets.empty())
+        assign(s->targets[0], item, frame);
+      exec_block(s->body, frame);
+      frame.continued = false;
+      if (frame.broke) {
+        frame.broke = false;
+        broke = true;
+        break;
+      }
+      if (frame.returned)
+        return;
+    }
+    if (!broke)
+      exec_block(s->orelse, frame);
+    return;
+  }
+  case StmtKind::While: {
+    for (size_t i = 0;; ++i) {
+      auto t = truthy(eval(s->value, frame));
+      if (!t || i >= kMaxLoop) {
+        report(frame, s->range, "`while` loop with an unknown end");
+        return;
+      }
+      if (!*t)
+        break;
+      exec_block(s->body, frame);
+      frame.continued = false;
+      if (frame.broke) {
+        frame.broke = false;
+        break;
+      }
+      if (frame.returned)
+        return;
+    }
+    return;
+  }
+  case StmtKind::With:
+  case StmtKind::Try:
+    exec_block(s->body, frame);
+    if (s->kind == StmtKind::Try) {
+      exec_block(s->orelse, frame);
+      exec_block(s->finalbody, frame);
+    }
+    return;
+  case StmtKind::Return:
+    frame.return_value = s->value ? eval(s->value, frame) : Value::none();
+    frame.returned = true;
+    return;
+  case StmtKind::Raise:
+    report(frame, s->range, "reached `" + text_of(frame.file, s->range) + "`");
+    frame.returned = true;
+    frame.return_value = Value::unknown("raised");
+    return;
+  case StmtKind::FunctionDef: {
+    Value fn;
+    fn.kind = Kind::Function;
+    fn.function = s->function;
+    fn.file = frame.file;
+    fn.class_def = frame.current_class;
+    fn.closure = std::make_shared<std::unordered_map<std::string, Value>>(frame.locals);
+    frame.locals[std::string(s->function->name)] = fn;
+    return;
+  }
+  case StmtKind::Other: {
+    std::string_view kw = statement_keyword(s, frame);
+    if (kw == "break")
+      frame.broke = true;
+    else if (kw == "continue")
+      frame.continued = true;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace devlint::simulation

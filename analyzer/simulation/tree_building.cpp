@@ -1,0 +1,226 @@
+// Building the module tree: torch layers with their parameter shapes, containers, parameters
+// and buffers registered on a module, module attributes read back.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+bool Evaluator::ends_with_str(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+std::function<LayerArgument(size_t, std::string_view)>
+Evaluator::layer_args(const std::vector<Value> &args,
+                      const std::vector<std::pair<std::string, Value>> &kwargs) {
+  return [args, kwargs](size_t position, std::string_view keyword) {
+    const Value *v = nullptr;
+    for (const auto &[k, kv] : kwargs)
+      if (k == keyword)
+        v = &kv;
+    if (!v && position < args.size())
+      v = &args[position];
+    LayerArgument a{LayerArgument::Kind::Missing, 0, 0, {}};
+    if (!v)
+      return a;
+    switch (v->kind) {
+    case Kind::Bool:
+      a.kind = LayerArgument::Kind::Bool;
+      a.integer = v->integer;
+      break;
+    case Kind::Int:
+      a.kind = LayerArgument::Kind::Int;
+      a.integer = v->integer;
+      break;
+    case Kind::Float:
+      a.kind = LayerArgument::Kind::Float;
+      a.real = v->real;
+      if (auto whole = checked::from_real(v->real); whole && v->real == std::floor(v->real)) {
+        a.kind = LayerArgument::Kind::Int; // torch casts; configs sometimes hold 4096.0
+        a.integer = *whole;
+      }
+      break;
+    case Kind::None:
+      a.kind = LayerArgument::Kind::None;
+      break;
+    case Kind::List: {
+      a.kind = LayerArgument::Kind::IntList;
+      for (const Value &e : *v->list) {
+        if (!e.is(Kind::Int)) {
+          a.kind = LayerArgument::Kind::Unknown;
+          break;
+        }
+        a.ints.push_back(e.integer);
+      }
+      break;
+    }
+    case Kind::Unknown:
+      a.kind = LayerArgument::Kind::Unknown;
+      break;
+    default:
+      a.kind = LayerArgument::Kind::Other;
+    }
+    return a;
+  };
+}
+
+void Evaluator::add_layer_tensors(ModuleNode &node, const LayerShape &shape, const Frame &caller,
+                                  std::string_view leaf) {
+  if (!shape.unknown.empty())
+    report(caller, SourceRange{}, std::string(leaf) + ": " + shape.unknown + " unknown");
+  for (const LayerTensor &t : shape.tensors) {
+    TreeTensor tt;
+    tt.name = t.name;
+    tt.numel = t.numel;
+    tt.is_buffer = t.is_buffer;
+    tt.integer_dtype = t.integer_dtype;
+    tt.element_bytes = t.element_bytes;
+    tt.storage = next_storage_++;
+    (t.is_buffer ? node.buffers : node.parameters).push_back(tt);
+  }
+}
+
+Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
+                                const std::vector<std::pair<std::string, Value>> &kwargs,
+                                const Frame &caller, const Expr *call) {
+  if (leaf == "ModuleList" || leaf == "Sequential" || leaf == "ModuleDict" ||
+      leaf == "ParameterList") {
+    ModuleNode &node = tree_->nodes.emplace_back();
+    node.class_name = std::string(leaf);
+    ValueList items;
+    if (leaf == "Sequential") {
+      if (args.size() == 1 && args[0].is(Kind::Dict)) {
+        for (const auto &[k, v] : *args[0].dict)
+          add_container_item(node, k.is(Kind::Str) ? k.text : "?", v, caller, call);
+        return Value::module_value(&node);
+      }
+      items = args;
+    } else if (!args.empty()) {
+      if (args[0].is(Kind::Dict) && leaf == "ModuleDict") {
+        for (const auto &[k, v] : *args[0].dict)
+          add_container_item(node, k.is(Kind::Str) ? k.text : "?", v, caller, call);
+        return Value::module_value(&node);
+      }
+      if (args[0].is(Kind::List))
+        items = *args[0].list;
+      else if (!args[0].is(Kind::None)) {
+        report_unknown_value(caller, call, args[0], std::string(leaf) + " contents");
+        return Value::module_value(&node);
+      }
+    }
+    for (size_t i = 0; i < items.size(); ++i)
+      add_container_item(node, std::to_string(i), items[i], caller, call);
+    return Value::module_value(&node);
+  }
+  LayerShape shape = torch_layer_shape(leaf, layer_args(args, kwargs));
+  if (!shape.known_layer)
+    return Value::unknown("");
+  ModuleNode &node = tree_->nodes.emplace_back();
+  node.class_name = std::string(leaf);
+  if (!shape.unknown.empty())
+    report(caller, call->range,
+           "`" + text_of(caller.file, call->range) + "`: " + shape.unknown + " unknown");
+  LayerShape known = shape;
+  known.unknown.clear();
+  add_layer_tensors(node, known, caller, leaf);
+  return Value::module_value(&node);
+}
+
+void Evaluator::add_container_item(ModuleNode &node, const std::string &name, const Value &v,
+                                   const Frame &caller, const Expr *call) {
+  if (v.is(Kind::Module))
+    node.children.emplace_back(name, v.module);
+  else if (v.is(Kind::Tensor) && v.is_parameter)
+    node.parameters.push_back(make_tensor(name, v, false, true));
+  else if (v.is(Kind::Unknown))
+    report_unknown_value(caller, call, v, "container element");
+}
+
+TreeTensor Evaluator::make_tensor(const std::string &name, const Value &v, bool buffer,
+                                  bool persistent) {
+  TreeTensor t;
+  t.name = name;
+  t.numel = v.numel;
+  t.is_buffer = buffer;
+  t.persistent = persistent;
+  t.integer_dtype = v.integer_dtype;
+  t.element_bytes = v.element_bytes;
+  t.dims = v.dims;
+  t.storage = v.source_tensor ? v.source_tensor->storage : next_storage_++;
+  return t;
+}
+
+void Evaluator::set_module_attr(ModuleNode &node, const std::string &name, const Value &v) {
+  auto &attrs = module_attrs_[&node];
+  for (auto &[n, c] : node.children)
+    if (n == name) {
+      if (v.is(Kind::Module)) {
+        c = v.module;
+        return;
+      }
+      if (v.is(Kind::None)) { // torch keeps the name with None: it holds nothing
+        node.children.erase(std::find_if(node.children.begin(), node.children.end(),
+                                         [&](const auto &e) { return e.first == name; }));
+        attrs[name] = v;
+        return;
+      }
+    }
+  auto same = [&](const TreeTensor &t) { return t.name == name; };
+  auto param = std::find_if(node.parameters.begin(), node.parameters.end(), same);
+  auto buffer = std::find_if(node.buffers.begin(), node.buffers.end(), same);
+  if (v.is(Kind::Module)) {
+    node.children.emplace_back(name, v.module);
+    attrs.erase(name);
+    return;
+  }
+  if (v.is(Kind::Tensor) && (v.is_parameter || param != node.parameters.end())) {
+    TreeTensor t = make_tensor(name, v, false, true);
+    if (param != node.parameters.end())
+      *param = t;
+    else
+      node.parameters.push_back(t);
+    return;
+  }
+  if (v.is(Kind::Tensor) && buffer != node.buffers.end()) {
+    bool persistent = buffer->persistent;
+    *buffer = make_tensor(name, v, true, persistent);
+    return;
+  }
+  if (v.is(Kind::None) && param != node.parameters.end()) {
+    node.parameters.erase(param); // `self.bias = None` after registering: no tensor
+    return;
+  }
+  attrs[name] = v;
+}
+
+Value Evaluator::get_module_attr(ModuleNode *node, const std::string &name) {
+  for (const auto &[n, c] : node->children)
+    if (n == name)
+      return Value::module_value(c);
+  for (const auto *list : {&node->parameters, &node->buffers})
+    for (const TreeTensor &t : *list)
+      if (t.name == name) {
+        Value v;
+        v.kind = Kind::Tensor;
+        v.numel = t.numel;
+        v.integer_dtype = t.integer_dtype;
+        v.element_bytes = t.element_bytes;
+        v.dims = t.dims;
+        v.is_parameter = !t.is_buffer;
+        v.source_tensor = &t;
+        return v;
+      }
+  auto &attrs = module_attrs_[node];
+  auto it = attrs.find(name);
+  if (it != attrs.end())
+    return it->second;
+  if (name == "training")
+    return Value::boolean(true);
+  Value member = class_member(node_class(node), name, Value::module_value(node));
+  if (!member.is(Kind::Unknown))
+    return member;
+  Value missing = Value::unknown("`" + node->class_name + "` has no attribute `" + name + "` yet");
+  missing.method_name = name;
+  missing.bound_self = std::make_shared<Value>(Value::module_value(node));
+  return missing;
+}
+
+} // namespace devlint::simulation

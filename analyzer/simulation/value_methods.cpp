@@ -1,0 +1,239 @@
+// Methods called on values: lists, dicts, strings, objects, modules and tensors.
+#include "simulation/evaluator.h"
+
+namespace devlint::simulation {
+
+Value Evaluator::call_method(const Value &self, const std::string &name, Arguments a, Frame &frame,
+                             const Expr *call) {
+  auto &p = a.positional;
+  switch (self.kind) {
+  case Kind::List:
+    if (name == "append" && p.size() == 1) {
+      self.list->push_back(p[0]);
+      return Value::none();
+    }
+    if (name == "extend" && p.size() == 1 && p[0].is(Kind::List)) {
+      self.list->insert(self.list->end(), p[0].list->begin(), p[0].list->end());
+      return Value::none();
+    }
+    if (name == "insert" && p.size() == 2 && p[0].is(Kind::Int)) {
+      size_t at = static_cast<size_t>(
+          std::clamp<int64_t>(p[0].integer, 0, static_cast<int64_t>(self.list->size())));
+      self.list->insert(self.list->begin() + static_cast<std::ptrdiff_t>(at), p[1]);
+      return Value::none();
+    }
+    if (name == "index" && p.size() == 1) {
+      for (size_t i = 0; i < self.list->size(); ++i) {
+        auto eq = equal((*self.list)[i], p[0]);
+        if (eq && *eq)
+          return Value::integer_value(static_cast<int64_t>(i));
+      }
+    }
+    if (name == "count" && p.size() == 1) {
+      int64_t n = 0;
+      for (const Value &v : *self.list) {
+        auto eq = equal(v, p[0]);
+        n += eq && *eq;
+      }
+      return Value::integer_value(n);
+    }
+    break;
+  case Kind::Dict:
+    if ((name == "get" || name == "pop") && !p.empty()) {
+      for (auto it = self.dict->begin(); it != self.dict->end(); ++it) {
+        auto eq = equal(it->first, p[0]);
+        if (eq && *eq) {
+          Value v = it->second;
+          if (name == "pop")
+            self.dict->erase(it);
+          return v;
+        }
+      }
+      return p.size() >= 2 ? p[1] : Value::none();
+    }
+    if (name == "keys" || name == "values" || name == "items") {
+      ValueList out;
+      for (const auto &[k, v] : *self.dict)
+        out.push_back(name == "keys" ? k : name == "values" ? v : Value::list_of({k, v}));
+      return Value::list_of(std::move(out));
+    }
+    if (name == "update" && p.size() == 1 && p[0].is(Kind::Dict)) {
+      for (const auto &kv : *p[0].dict)
+        dict_set(self, kv.first, kv.second);
+      return Value::none();
+    }
+    if (name == "setdefault" && !p.empty()) {
+      for (const auto &[k, v] : *self.dict) {
+        auto eq = equal(k, p[0]);
+        if (eq && *eq)
+          return v;
+      }
+      dict_set(self, p[0], p.size() >= 2 ? p[1] : Value::none());
+      return p.size() >= 2 ? p[1] : Value::none();
+    }
+    break;
+  case Kind::Str:
+    if (name == "lower" || name == "upper") {
+      std::string s = self.text;
+      for (char &c : s)
+        c = static_cast<char>(name == "lower" ? std::tolower(static_cast<unsigned char>(c))
+                                              : std::toupper(static_cast<unsigned char>(c)));
+      return Value::str(s);
+    }
+    if ((name == "startswith" || name == "endswith") && p.size() == 1 && p[0].is(Kind::Str))
+      return Value::boolean(name == "startswith" ? starts_with(self.text, p[0].text)
+                                                 : ends_with_str(self.text, p[0].text));
+    if (name == "split" && !p.empty() && p[0].is(Kind::Str) && !p[0].text.empty()) {
+      // `"gated-gelu".split("-")`: configurations derive flags from such settings.
+      ValueList parts;
+      const std::string &sep = p[0].text;
+      for (size_t begin = 0;;) {
+        size_t end = self.text.find(sep, begin);
+        parts.push_back(Value::str(self.text.substr(begin, end - begin)));
+        if (end == std::string::npos || parts.size() > 4096)
+          break;
+        begin = end + sep.size();
+      }
+      return Value::list_of(std::move(parts));
+    }
+    if (name == "format")
+      return Value::unknown("str.format");
+    break;
+  case Kind::Tensor: {
+    static const std::unordered_set<std::string> same_size = {
+        "float",       "half",      "bfloat16",
+        "double",      "to",        "contiguous",
+        "clone",       "detach",    "view",
+        "reshape",     "flatten",   "transpose",
+        "permute",     "unsqueeze", "squeeze",
+        "t",           "cos",       "sin",
+        "exp",         "sqrt",      "rsqrt",
+        "reciprocal",  "type_as",   "type",
+        "pow",         "abs",       "log",
+        "mul",         "div",       "add",
+        "sub",         "neg",       "requires_grad_",
+        "normal_",     "zero_",     "fill_",
+        "uniform_",    "long",      "int",
+        "bool",        "sigmoid",   "tanh",
+        "cumsum",      "triu",      "tril",
+        "masked_fill", "softmax"};
+    if ((name == "view" || name == "reshape" || name == "expand") && self.numel)
+      if (auto dims = new_shape(self, p, name == "expand")) {
+        Value t = tensor_like(self, product(*dims));
+        t.dims = *dims;
+        return t;
+      }
+    if (name == "expand") // the new size is unknown; view and reshape keep the count
+      return tensor_of(std::nullopt, self.integer_dtype, self.element_bytes);
+    if (name == "size" && p.empty() && !self.dims.empty()) {
+      ValueList items;
+      for (int64_t d : self.dims)
+        items.push_back(Value::integer_value(d));
+      return Value::list_of(std::move(items));
+    }
+    if (same_size.count(name)) {
+      Value t = tensor_like(self, self.numel);
+      if (name != "view" && name != "reshape" && name != "flatten" && name != "transpose" &&
+          name != "permute" && name != "t" && name != "unsqueeze" && name != "squeeze")
+        t.dims = self.dims;
+      if (name == "float" || name == "double")
+        t.integer_dtype = false, t.element_bytes = name == "float" ? 4 : 8;
+      if (name == "half" || name == "bfloat16")
+        t.integer_dtype = false, t.element_bytes = 2;
+      if (name == "long")
+        t.integer_dtype = true, t.element_bytes = 8;
+      if (name == "int")
+        t.integer_dtype = true, t.element_bytes = 4;
+      if (name == "bool")
+        t.integer_dtype = true, t.element_bytes = 1;
+      if (name == "to") {
+        Value probe = tensor_like(t, t.numel);
+        apply_dtype(a, probe);
+        if (!p.empty() && p[0].is(Kind::Namespace)) {
+          Arguments dtype_arg;
+          dtype_arg.keywords.emplace_back("dtype", p[0]);
+          apply_dtype(dtype_arg, probe);
+        }
+        t = probe;
+      }
+      return t;
+    }
+    if (name == "size" || name == "dim" || name == "numel") {
+      if (name == "numel" && self.numel)
+        return Value::integer_value(*self.numel);
+      return Value::unknown("tensor." + name);
+    }
+    return tensor_of(std::nullopt, self.integer_dtype, self.element_bytes);
+  }
+  case Kind::Module: {
+    ModuleNode &node = *self.module;
+    if (name == "register_buffer" && p.size() >= 1 && p[0].is(Kind::Str)) {
+      const Value *t = keyword_or(a, "tensor", 1);
+      const Value *persistent = keyword_or(a, "persistent", 2);
+      bool keep = !persistent || !persistent->is(Kind::Bool) || persistent->integer != 0;
+      if (persistent && persistent->is(Kind::Unknown))
+        report(frame, call->range, "`persistent=` unknown, taken as True");
+      if (!t || t->is(Kind::None)) {
+        module_attrs_[&node][p[0].text] = Value::none();
+        return Value::none();
+      }
+      Value tensor = t->is(Kind::Tensor) ? *t : tensor_of(std::nullopt, false, 4);
+      auto existing = std::find_if(node.buffers.begin(), node.buffers.end(),
+                                   [&](const TreeTensor &b) { return b.name == p[0].text; });
+      TreeTensor b = make_tensor(p[0].text, tensor, true, keep);
+      if (!tensor.numel)
+        report(frame, call->range,
+               "buffer `" + p[0].text + "`: size unknown (" + text_of(frame.file, call->range) +
+                   ")");
+      if (existing != node.buffers.end())
+        *existing = b;
+      else
+        node.buffers.push_back(b);
+      return Value::none();
+    }
+    if (name == "register_parameter" && p.size() >= 2 && p[0].is(Kind::Str)) {
+      Value v = p[1];
+      if (v.is(Kind::Tensor))
+        v.is_parameter = true;
+      set_module_attr(node, p[0].text, v);
+      return Value::none();
+    }
+    if (name == "add_module" && p.size() >= 2 && p[0].is(Kind::Str)) {
+      set_module_attr(node, p[0].text, p[1]);
+      return Value::none();
+    }
+    if ((name == "append" || name == "extend") && !p.empty()) {
+      ValueList items = name == "append"      ? ValueList{p[0]}
+                        : p[0].is(Kind::List) ? *p[0].list
+                                              : ValueList{};
+      for (const Value &v : items)
+        add_container_item(node, std::to_string(node.children.size()), v, frame, call);
+      return Value::none();
+    }
+    static const std::unordered_set<std::string> ignored = {
+        "post_init",
+        "init_weights",
+        "apply",
+        "requires_grad_",
+        "gradient_checkpointing_enable",
+        "tie_weights",
+        "train",
+        "eval",
+        "reset_parameters",
+        "_init_weights",
+        "_backward_compatibility_gradient_checkpointing"};
+    if (ignored.count(name))
+      return Value::none();
+    break;
+  }
+  case Kind::Object:
+    if (name == "to_dict")
+      return Value::unknown("to_dict()");
+    break;
+  default:
+    break;
+  }
+  return Value::unknown("`." + name + "(...)`");
+}
+
+} // namespace devlint::simulation
