@@ -40,6 +40,8 @@ const Value *Evaluator::keyword_or(const Arguments &a, std::string_view name, si
 
 Value Evaluator::eval_call(const Expr *call, Frame &frame) {
   const Expr *callee_expr = call->operands[0];
+  if (std::optional<Value> sub_model = eval_from_config(call, frame))
+    return *sub_model;
   // super().__init__(...) / Base.__init__(self, ...)
   Value callee = eval(callee_expr, frame);
   Arguments args = eval_arguments(call, frame);
@@ -230,6 +232,9 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     return call_method(*callee.bound_self, std::string(leaf), std::move(a), frame, call);
   if (starts_with(name, "builtins."))
     return call_builtin(leaf, std::move(a), frame, call);
+  if (starts_with(name, kOtherModelConfiguration))
+    return configuration_of_other_model(std::string(name.substr(kOtherModelConfiguration.size())),
+                                        a);
   // torch tensor constructors
   if (leaf == "empty" || leaf == "zeros" || leaf == "ones" || leaf == "randn" || leaf == "rand" ||
       leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor") {

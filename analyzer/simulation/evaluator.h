@@ -45,6 +45,10 @@ struct ClassRef {
   const SyntaxFile *file = nullptr;
 };
 
+// A configuration class that CONFIG_MAPPING names but the package does not define: a namespace
+// value `kOtherModelConfiguration + model_type`, called like the class (sub_models.cpp).
+inline constexpr std::string_view kOtherModelConfiguration = "configuration of model_type ";
+
 constexpr int kMaxDepth = 48;
 constexpr size_t kMaxLoop = 20000;
 constexpr uint64_t kStatementBudget = 3'000'000;
@@ -104,6 +108,8 @@ private:
   int depth_ = 0;
   uint64_t statements_ = 0;
   int next_storage_ = 0;
+  // `self.NAME` while the value assigned to it is evaluated (names a sub-model not built).
+  std::string assignment_target_;
 
   void index_file(const SyntaxFile *f);
 
@@ -224,6 +230,14 @@ private:
   static const Value *keyword_or(const Arguments &a, std::string_view name, size_t position);
 
   Value eval_call(const Expr *call, Frame &frame);
+
+  // ---- composite models (sub_models.cpp) ----
+
+  std::optional<Value> eval_from_config(const Expr *call, Frame &frame);
+  std::optional<ClassRef> auto_model_class(std::string_view auto_class, const Value &config,
+                                           std::string &why);
+  Value configuration_class(const std::string &model_type);
+  Value configuration_of_other_model(const std::string &model_type, const Arguments &a);
 
   Value call_value(const Value &callee, Arguments args, Frame &frame, const Expr *call);
 

@@ -242,6 +242,14 @@ Value Evaluator::instantiate_object(const ClassRef &cls, std::vector<Value> args
   self.object->class_name = std::string(cls.def->name);
   self.object->class_def = cls.def;
   run_init(cls, self, std::move(args), std::move(kwargs), caller, caller.module_path);
+  // PretrainedConfig.to_dict writes the class's model_type: a sub-configuration (one a
+  // configuration's __init__ builds) read back from the configuration's values still names its
+  // model, which AutoModel.from_config picks by. The root's values keep only its fields.
+  bool sub_configuration =
+      caller.current_class && is_transformers_config(ClassRef{caller.current_class, caller.file});
+  if (sub_configuration && !self.object->attrs.count("model_type") && is_transformers_config(cls))
+    if (Value declared = class_attribute(cls, "model_type"); declared.is(Kind::Str))
+      self.object->attrs["model_type"] = declared;
   return self;
 }
 

@@ -260,6 +260,11 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
       node.class_name = "Activation";
       return Value::module_value(&node);
     }
+    if (leaf == "CONFIG_MAPPING") { // model_type -> configuration class
+      Value key = eval(e->operands[1], frame);
+      if (key.is(Kind::Str))
+        return configuration_class(key.text);
+    }
     return Value::unknown("`" + text_of(frame.file, e->range) + "`");
   }
   if (v.is(Kind::Dict) && v.dict->size() > 0) {

@@ -68,6 +68,8 @@ struct Value {
   // An attribute a module does not have as data: unknown as a value, a method when called
   // (self.register_buffer(...), self.layers.append(...)).
   std::string method_name;
+  // Unknown: a sub-model `from_config` could not build (it is listed, never left out silently).
+  bool unbuilt_module = false;
 
   static Value unknown(std::string why) {
     Value v;

@@ -102,7 +102,12 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
   case StmtKind::Assign: {
     if (!s->value)
       return;
+    std::string outer_target = std::move(assignment_target_);
+    assignment_target_.clear();
+    if (s->targets.size() == 1 && s->targets[0]->kind == ExprKind::Attribute)
+      assignment_target_ = std::string(s->targets[0]->text);
     Value v = eval(s->value, frame);
+    assignment_target_ = std::move(outer_target);
     for (const Expr *t : s->targets)
       assign(t, v, frame);
     return;
