@@ -77,5 +77,22 @@ TEST(CompositeModels, SubModelsOfOtherModelsAreListedAsNotBuilt) {
   EXPECT_EQ(sizes["multi_modal_projector"], 20979712 * 2);
 }
 
+// `AutoModel.from_config(config.text_config)` whose configuration class is the package's own
+// (CONFIG_MAPPING["tiny_text"]): the package's model class with that `config_class`
+// (tests/data/devmap_auto_submodel).
+TEST(CompositeModels, AutoModelBuildsThePackagesClassForTheConfiguration) {
+  auto setup = load_model_setup(std::string(DEVLINT_TESTS_DATA_DIR) + "/devmap_auto_submodel",
+                                ModelSetupOptions{});
+  ASSERT_TRUE(setup->tree.root);
+  EXPECT_TRUE(setup->tree.complete()) << unknowns_text(setup->tree);
+  ModuleNode *text = setup->tree.root->child("text_model");
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->class_name, "TinyTextModel");
+  // config.json's text_config: hidden 4, 3 layers, vocab 16 (the class default). embed 16x4,
+  // 3 x Linear(4, 4) with bias, lm_head 4x16: 188 bf16 parameters.
+  auto sizes = compute_module_sizes(setup->tree);
+  EXPECT_EQ(sizes[""], 188 * 2);
+}
+
 } // namespace
 } // namespace devlint

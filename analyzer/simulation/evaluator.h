@@ -74,6 +74,12 @@ public:
       index_file(f);
   }
 
+  // Files indexed after the package's (a name the package defines keeps its class).
+  void add_files(const std::vector<const SyntaxFile *> &files) {
+    for (const SyntaxFile *f : files)
+      index_file(f);
+  }
+
   // ---- entry points ----
 
   ModuleNode *instantiate_root(const ClassRef &cls, const Value &config);

@@ -31,7 +31,8 @@ TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
 } // namespace
 
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
-                             const ModelConfig &config, const std::string &dtype) {
+                             const ModelConfig &config, const std::string &dtype,
+                             const std::vector<const SyntaxFile *> &config_files) {
   ModuleTree tree;
   std::string canonical;
   if (!dtype.empty() && dtype != "auto") {
@@ -50,6 +51,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
     tree.dtype_source = "default (no torch_dtype in the configuration)";
   }
   Evaluator evaluator(package, {}, &tree, nullptr);
+  evaluator.add_files(config_files);
   auto cls = evaluator.find_class(root.name);
   if (!cls)
     return tree;

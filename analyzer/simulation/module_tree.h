@@ -96,8 +96,11 @@ const ModuleClass *choose_root_class(const Package &package, const ModelConfig &
 int dtype_bytes_from_name(const std::string &name, std::string *canonical = nullptr);
 
 // Evaluates `root`'s `__init__(config)`. `dtype` empty: the config's torch_dtype, else bf16.
+// `config_files`: the configuration classes, by which a sub-configuration names the model class
+// `AutoModel.from_config` builds (the package's own names come first).
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
-                             const ModelConfig &config, const std::string &dtype);
+                             const ModelConfig &config, const std::string &dtype,
+                             const std::vector<const SyntaxFile *> &config_files = {});
 
 // A device map written in Python (a dict literal, or a function such as ChatGLM's
 // `auto_configure_device_map(num_gpus)`), evaluated with `config` and the function's arguments:

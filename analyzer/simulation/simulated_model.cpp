@@ -109,7 +109,7 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
     setup.error = "unknown dtype `" + options.dtype + "` (bf16, fp16, fp32, int8, fp8)";
     return;
   }
-  setup.tree = build_module_tree(package, *setup.root, setup.config, options.dtype);
+  setup.tree = build_module_tree(package, *setup.root, setup.config, options.dtype, config_files);
   for (const std::string &u : setup.config.unknowns)
     setup.tree.unknowns.push_back({"", "configuration: " + u, ""});
   if (!setup.config.present)
