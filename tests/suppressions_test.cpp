@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "findings/suppressions.h"
+#include "fixes/suppression_fix.h"
 #include "test_support.h"
 
 namespace devlint {
@@ -82,6 +83,38 @@ TEST(Suppressions, CppNolint) {
   EXPECT_EQ(found[0].codes, std::vector<std::string>{"DL001"});
   EXPECT_EQ(found[1].scope, Suppression::Scope::NextLine);
   EXPECT_EQ(found[1].line, 3u);
+}
+
+// clang-tidy reads `NOLINT` in block comments too; a bare devlint code (`DL008`) is devlint's.
+TEST(Suppressions, CppNolintInBlockCommentsAndBareCodes) {
+  auto file = testing::source("a = b;  /* NOLINT(DL008) */\n"
+                              "/* NOLINTNEXTLINE(devlint-DL001) */\n"
+                              "c = d;\n"
+                              "e = f;  /* NOLINT */\n"
+                              "g = h;  // NOLINT(DL002, bugprone-foo)\n"
+                              "/* a comment that spans\n   lines, no directive */\n",
+                              "kernel.cpp");
+  std::vector<Suppression> found = parse_suppressions(*file);
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].line, 1u);
+  EXPECT_EQ(found[0].codes, std::vector<std::string>{"DL008"});
+  EXPECT_EQ(found[1].scope, Suppression::Scope::NextLine);
+  EXPECT_EQ(found[1].line, 3u);
+  EXPECT_EQ(found[2].line, 4u);
+  EXPECT_TRUE(found[2].codes.empty());
+  EXPECT_EQ(found[3].codes, std::vector<std::string>{"DL002"});
+  // An unused one in a block comment of its own goes whole, and with its line when alone there.
+  SuppressionComment first{found[0].comment, found[0].comment_begin, found[0].comment_end};
+  Fix fix = suppression_removal_fix(*file, first);
+  ASSERT_EQ(fix.edits.size(), 1u);
+  std::string text = file->text;
+  text.replace(fix.edits[0].begin, fix.edits[0].end - fix.edits[0].begin, fix.edits[0].replacement);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "a = b;");
+  SuppressionComment second{found[1].comment, found[1].comment_begin, found[1].comment_end};
+  fix = suppression_removal_fix(*file, second);
+  text = file->text;
+  text.replace(fix.edits[0].begin, fix.edits[0].end - fix.edits[0].begin, fix.edits[0].replacement);
+  EXPECT_EQ(text.substr(text.find('\n') + 1, 7), "c = d;\n");
 }
 
 TEST(Suppressions, UnusedOnesAreReportedOnlyWhenAsked) {

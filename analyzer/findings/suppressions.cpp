@@ -29,6 +29,12 @@ bool is_cpp_path(const std::string &path) {
   return false;
 }
 
+// `DL008`: a devlint rule code, which no clang-tidy check name looks like.
+bool is_devlint_code(const std::string &check) {
+  return check.size() == 5 && check.compare(0, 2, "DL") == 0 &&
+         check.find_first_not_of("0123456789", 2) == std::string::npos;
+}
+
 bool only_space_before(const std::string &text, uint32_t pos) {
   while (pos > 0 && text[pos - 1] != '\n' && text[pos - 1] != '\r') {
     if (text[pos - 1] != ' ' && text[pos - 1] != '\t')
@@ -89,8 +95,11 @@ std::vector<Comment> cpp_comments(const std::string &text) {
       out.push_back({begin, end, only_space_before(text, begin)});
       i = end;
     } else if (text.compare(i, 2, "/*") == 0) {
+      // `/* NOLINT(devlint-DL008) */` is read as clang-tidy reads it, on the line it starts.
       size_t close = text.find("*/", i + 2);
+      uint32_t begin = static_cast<uint32_t>(i);
       i = close == std::string::npos ? text.size() : close + 2;
+      out.push_back({begin, static_cast<uint32_t>(i), only_space_before(text, begin)});
     } else if (text[i] == '"' || text[i] == '\'') {
       char quote = text[i++];
       while (i < text.size() && text[i] != quote && text[i] != '\n')
@@ -334,6 +343,8 @@ void parse_comment(const SourceFile &file, const Comment &comment, bool cpp,
         all = true;
       else if (check.rfind("devlint-", 0) == 0)
         codes.push_back(check.substr(8));
+      else if (is_devlint_code(check)) // `NOLINT(DL008)`: no other tool's check is named so
+        codes.push_back(check);
     }
     if (end) {
       if (all || !codes.empty()) // otherwise another tool's range

@@ -20,6 +20,24 @@ Fix suppression_removal_fix(const SourceFile &file, const SuppressionComment &s)
   Fix fix;
   fix.applicability = Applicability::Safe;
   fix.title = "Remove the unused suppression";
+  // `/* NOLINT(DL008) */` holding nothing else: the whole comment goes, and its line when it
+  // held nothing more.
+  bool whole_block = rest != std::string::npos && file.text.compare(rest, 2, "*/") == 0 &&
+                     file.text.compare(s.comment_begin, 2, "/*") == 0 &&
+                     file.text.find_first_not_of(" \t", s.comment_begin + 2) == s.directive.begin;
+  if (whole_block) {
+    begin = s.comment_begin;
+    while (begin > line_begin && (file.text[begin - 1] == ' ' || file.text[begin - 1] == '\t'))
+      --begin;
+    end = static_cast<uint32_t>(rest) + 2;
+    size_t after = file.text.find_first_not_of(" \t", end);
+    if (begin == line_begin && (after == std::string::npos || after >= line_stop))
+      end = line_stop + static_cast<uint32_t>(file.text.compare(line_stop, 2, "\r\n") == 0 ? 2
+                                              : line_stop < file.text.size()               ? 1
+                                                                                           : 0);
+    fix.edits.push_back({begin, end, ""});
+    return fix;
+  }
   if (!rest_of_comment_blank) {
     // Keep the rest as a comment: it already is one when the directive sat after the comment's
     // own marker (`# type: ignore # noqa: DL001`) or the rest starts a comment of its own.
