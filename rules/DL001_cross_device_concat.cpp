@@ -26,6 +26,13 @@ for index in range(self.num_layers):
     presents = torch.cat((presents, kv_cache), dim=0)  # earlier layers vs this layer
 ```
 
+## Example (C++)
+```cpp
+stage1->to({torch::kCUDA, 0});
+stage2->to({torch::kCUDA, 1});
+auto both = torch::cat({stage1->forward(x), stage2->forward(y)}, 1);
+```
+
 ## Fix
 Move the later operands to the first operand's device:
 ```python

@@ -31,6 +31,13 @@ class TransformerLayer(nn.Module):  # not in _no_split_modules
         return hidden_states + mlp_output
 ```
 
+## Example (C++)
+```cpp
+encoder->to(device);     // a device chosen at run time
+decoder->to(try_gpu(1)); // another one
+auto sum = encoder->forward(x.to(device)) + decoder->forward(y.to(try_gpu(1)));
+```
+
 ## Fix
 Move the later operand to the first operand's device (`mlp_output.to(hidden_states.device)`), or
 add the class to `_no_split_modules` so it always sits on one device. State that a kernel may

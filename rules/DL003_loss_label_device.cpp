@@ -26,6 +26,12 @@ shift_labels = labels[..., 1:].contiguous()
 loss = loss_fct(shift_logits.view(-1, shift_logits.size(-1)), shift_labels.view(-1))
 ```
 
+## Example (C++)
+```cpp
+auto logits = model->forward(batch.data.to(device));
+auto loss = torch::nll_loss(logits, batch.target.to({torch::kCUDA, 1}));
+```
+
 ## Fix
 Move the labels to the logits, as transformers does:
 `shift_labels.view(-1).to(shift_logits.device)` (labels are small).

@@ -31,6 +31,17 @@ eoi = self.eoi.expand(x.shape[0], -1, -1)
 x = torch.cat((boi, x, eoi), dim=1)
 ```
 
+## Example (C++)
+A tensor member that is not registered stays on the CPU when the module is moved (`->to()` moves
+parameters and buffers only; `register_parameter("w", w_)` as a statement registers `w_`):
+```cpp
+struct BiasImpl : torch::nn::Module {
+  BiasImpl() { offsets_ = torch::zeros({8}); }  // never registered
+  torch::Tensor forward(torch::Tensor x) { return x + offsets_; }
+  torch::Tensor offsets_;
+};
+```
+
 ## Fix
 Move the parameter to the activation's device: `boi.to(x.device)`; register plain tensors with
 `self.register_buffer(...)`.

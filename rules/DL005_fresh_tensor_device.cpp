@@ -30,6 +30,14 @@ position_ids = torch.arange(seq_length)
 hidden_states = hidden_states + self.position_table[position_ids] * position_ids[:, None]
 ```
 
+## Example (C++)
+```cpp
+torch::Tensor forward(torch::Tensor scores) {
+  auto mask = torch::ones({scores.size(-1)});  // on the CPU
+  return scores + mask;
+}
+```
+
 ## Fix
 Create the tensor where it is used: `torch.arange(seq_length, device=hidden_states.device)`.
 )",

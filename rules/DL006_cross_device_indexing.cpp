@@ -27,6 +27,12 @@ image_features = self.vision_tower(pixel_values)
 inputs_embeds[image_mask] = image_features
 ```
 
+## Example (C++)
+```cpp
+auto table = embeddings->forward(ids);                   // on the module's device
+auto picked = table.index_select(0, indices.to({torch::kCUDA, 1}));
+```
+
 ## Fix
 Move the values and indices to the indexed tensor's device:
 `inputs_embeds[image_mask] = image_features.to(inputs_embeds.device)`.

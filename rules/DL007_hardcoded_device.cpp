@@ -22,6 +22,13 @@ A literal device defeats any device map: under `device_map="auto"` the module ma
 mask = torch.ones(seq_len, seq_len, device="cuda")
 ```
 
+## Example (C++)
+```cpp
+torch::Tensor forward(torch::Tensor x) {
+  return x + torch::ones({x.size(-1)}, torch::kCUDA);  // the module may be anywhere
+}
+```
+
 ## Fix
 Take the device from a tensor in scope: `device=hidden_states.device`. devlint offers no
 automatic fix because the right tensor depends on the intent.

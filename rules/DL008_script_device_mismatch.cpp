@@ -28,6 +28,15 @@ input_ids = tokenizer(text, return_tensors="pt").input_ids.to("cuda:1")
 outputs = model(input_ids)
 ```
 
+## Example (C++)
+```cpp
+torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
+model->to(device);
+auto x = torch::randn({8, 784});  // made on the CPU, never moved to `device`
+auto y = model->forward(x);       // fails on every machine with a GPU
+```
+Fixed by `model->forward(x.to(device))`, naming the device variable in scope.
+
 ## Fix
 Put the inputs where the model is: `input_ids.to(model.device)`.
 )",

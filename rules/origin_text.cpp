@@ -5,12 +5,12 @@ namespace {
 
 // The function that received an argument: the caller's `forward`, not a helper it passed the
 // value on to.
-std::string function_name(const Origin &o, const Site &site) {
+std::string function_name(const Origin &o, const Site &site, std::string_view scope = ".") {
   const ModuleClass *unit = o.function ? o.unit : site.unit;
   const FunctionDef *function = o.function ? o.function : site.function;
   std::string out;
   if (unit)
-    out += std::string(unit->name) + ".";
+    out += std::string(unit->name) + std::string(scope);
   if (function)
     out += std::string(function->name);
   return out;
@@ -49,8 +49,9 @@ std::string moved_text(const Origin &o) {
   std::string_view target = o.moved_to;
   // `x.device`, or a variable that holds a device, such as `target_device`.
   std::string_view suffix = "device";
-  bool names_device =
-      target.size() >= suffix.size() && target.substr(target.size() - suffix.size()) == suffix;
+  bool names_device = o.kind == OriginKind::RunTimeDevice ||
+                      (target.size() >= suffix.size() &&
+                       target.substr(target.size() - suffix.size()) == suffix);
   std::string verb = o.made_there ? "made on " : "moved to ";
   return names_device ? verb + "`" + std::string(target) + "`"
                       : verb + "the device of `" + std::string(target) + "`";
@@ -65,6 +66,11 @@ std::string placed_child_device(const Origin &o, const Site &site) {
   return child && !child->placed_device.empty() ? ", on `" + child->placed_device + "`" : "";
 }
 
+// A batch a `torch::data` loader gives: CPU tensors until the code moves them.
+bool is_loader_batch(const Origin &o) {
+  return o.kind == OriginKind::Fresh && o.label.rfind("torch.data.", 0) == 0;
+}
+
 // The same for C++ code (docs/CPP_DEVICE_MODEL.md): members without `self.`, `torch::` names,
 // devices given as options rather than `device=`.
 std::string describe_cpp_origin(const Origin &o, const Site &site) {
@@ -72,7 +78,7 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
   std::string label = cpp_spelling(std::string(o.label));
   switch (o.kind) {
   case OriginKind::Input:
-    return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
+    return "argument `" + label + "` of `" + function_name(o, site, "::") + "`" + line;
   case OriginKind::Child:
     return "output of member module `" + label + "`" + placed_child_device(o, site) + line;
   case OriginKind::LayerIteration:
@@ -84,11 +90,15 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
   case OriginKind::Fresh:
     if (label == "cpu")
       return "moved to the CPU" + line;
+    if (is_loader_batch(o))
+      return "a batch of `" + label + "(...)`, on the CPU until moved" + line;
     return "created by `" + label + "(...)` without a device, on the CPU" + line;
   case OriginKind::Skip:
     return "argument `" + label + "`" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
+  case OriginKind::RunTimeDevice:
+    return "the device `" + std::string(o.label) + "`, chosen at run time" + line;
   case OriginKind::HeldState:
     return "state `" + label + "` held by an argument object" + line;
   }
@@ -111,9 +121,13 @@ std::string short_cpp_origin(const Origin &o, const Site &site) {
   case OriginKind::PlainTensor:
     return "tensor member `" + label + "`, not a registered buffer";
   case OriginKind::Fresh:
+    if (is_loader_batch(o))
+      return "a `" + label + "(...)` batch, on the CPU";
     return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
   case OriginKind::LiteralDevice:
     return "on `" + label + "`";
+  case OriginKind::RunTimeDevice:
+    return "on `" + std::string(o.label) + "`";
   case OriginKind::HeldState:
     return "state `" + label + "`";
   }
@@ -185,6 +199,8 @@ std::string describe_origin(const Origin &o, const Site &site) {
     return "skip-key argument `" + label + "`, left where it was created" + line;
   case OriginKind::LiteralDevice:
     return "placed on `" + label + "`" + line;
+  case OriginKind::RunTimeDevice:
+    return "the device `" + label + "`, chosen at run time" + line;
   case OriginKind::HeldState: {
     if (!o.allocated_by.empty())
       return "`" + label + "`, allocated by `" + std::string(o.allocated_by) +
@@ -233,6 +249,7 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::Skip:
     return "skip key `" + label + "`";
   case OriginKind::LiteralDevice:
+  case OriginKind::RunTimeDevice:
     return "on `" + label + "`";
   case OriginKind::HeldState:
     if (!o.allocated_by.empty())

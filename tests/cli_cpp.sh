@@ -96,12 +96,15 @@ grep -q "broken.cpp:7:.*DL005" "$tmp/out" || { echo "FAIL: nothing analyzed"; ca
 
 # Missing headers: one error saying what to pass, exit 2, the other files still checked.
 mkdir -p "$tmp/missing"
-printf '#include <torch/torch.h>\n#include "config/settings.h"\nint main() { return 0; }\n' \
+printf '#include <torch/torch.h>\n#include "config/torch_settings.h"\nint main() { return 0; }\n' \
   >"$tmp/missing/app.cpp"
 run 2 "a missing project header exits 2" -- \
   "$devlint" check --output-format concise "$tmp/missing/app.cpp" "$tmp/proj/src/serve.cpp"
-grep -q "app.cpp:2:.*'config/settings.h' file not found.*-p BUILD_DIR" "$tmp/err" ||
+grep -q "app.cpp:2:.*'config/torch_settings.h' file not found; the analysis of this file is partial.*-p BUILD_DIR" "$tmp/err" ||
   { echo "FAIL: unclear missing-header error"; cat "$tmp/err"; fail=1; }
+# LibTorch was found: a project header with "torch" in its name does not blame it.
+! grep -q "LibTorch's headers were not found" "$tmp/err" ||
+  { echo "FAIL: LibTorch blamed for a project header"; cat "$tmp/err"; fail=1; }
 grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: other files not checked"; fail=1; }
 run 2 "LibTorch not found under --libtorch exits 2" -- \
   "$devlint" check --libtorch "$tmp/no-libtorch" "$tmp/proj/src/serve.cpp"
@@ -124,6 +127,11 @@ printf '#pragma once\ninline int width() { return 4; }\n' >"$tmp/cc/include/net/
 printf '#include "net/config.h"\nint main() { return width(); }\n' >"$tmp/cc/src/net.cpp"
 run 2 "without compile_commands.json the include is missing" -- \
   "$devlint" check "$tmp/cc/src/net.cpp"
+# In a checkout, the project's include/ folders are added without a database.
+mkdir "$tmp/cc/.git"
+run 0 "the checkout's include/ is searched without a database" -- \
+  "$devlint" check "$tmp/cc/src/net.cpp"
+rmdir "$tmp/cc/.git"
 cat >"$tmp/cc/build/compile_commands.json" <<EOF
 [{"directory": "$tmp/cc/build", "file": "$tmp/cc/src/net.cpp",
   "arguments": ["c++", "-std=c++17", "-I$tmp/cc/include", "-c", "$tmp/cc/src/net.cpp", "-o", "net.o"]}]

@@ -221,6 +221,23 @@ TEST_F(CompileSetupTest, FindsTheDatabaseAboveTheFileAndFiltersIt) {
   EXPECT_NE(s.warnings[0].find("refused -Xclang -load"), std::string::npos);
 }
 
+// As clangd: an ancestor's `build/compile_commands.json` is found without `-p build`.
+TEST_F(CompileSetupTest, FindsTheDatabaseInAnAncestorsBuildDirectory) {
+  fs::create_directories(root / "repo" / "build");
+  std::ofstream(root / "repo" / "build" / "compile_commands.json")
+      << R"([{"directory": ")" << (root / "repo" / "build").string()
+      << R"(", "file": "../src/a.cpp", "arguments": ["c++", "-DIN_BUILD", "-c", "../src/a.cpp"]}])";
+  CompileSetup s = setup();
+  EXPECT_TRUE(s.from_database);
+  EXPECT_EQ(s.arguments, Args{"-DIN_BUILD"});
+  EXPECT_EQ(s.checkout, fs::canonical(root / "repo").string());
+  // Without a checkout, the directory whose build/ holds it is the project.
+  fs::remove_all(root / "repo" / ".git");
+  s = setup();
+  EXPECT_TRUE(s.from_database);
+  EXPECT_EQ(s.checkout, fs::canonical(root / "repo").string());
+}
+
 TEST_F(CompileSetupTest, TheSearchStopsAtTheCheckout) {
   std::ofstream(root / "compile_commands.json")
       << R"([{"directory": "/", "file": ")" << (root / "repo/src/a.cpp").string()

@@ -33,6 +33,11 @@ bool assigns_none(const std::vector<Stmt *> &body, std::string_view attr) {
   return false;
 }
 
+// A batch of a `torch::data` loader: moved where it is used, never made elsewhere.
+bool made_by_loader(const Origin &o) {
+  return o.kind == OriginKind::Fresh && o.label.rfind("torch.data.", 0) == 0;
+}
+
 bool may_be_none_attribute(const ModuleClass *unit, const Expr *operand) {
   if (!unit || !operand || operand->kind != ExprKind::Attribute ||
       !is_name(operand->operands[0], "self"))
@@ -61,7 +66,7 @@ std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch 
       return std::nullopt; // several origins, or a `.cpu()`: only a move fixes all of them
     fresh = o;
   }
-  if (!fresh)
+  if (!fresh || made_by_loader(*fresh))
     return std::nullopt;
   if (fresh->range.begin == operand.expr->range.begin &&
       fresh->range.end == operand.expr->range.end)
@@ -94,14 +99,22 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
   const SourceFile &file = *site.file->source;
   const Origin *placed = nullptr;
   for (const Origin *o : site.operands[m.anchor].origins)
-    if (o->kind == OriginKind::LiteralDevice)
+    if (o->kind == OriginKind::LiteralDevice || o->kind == OriginKind::RunTimeDevice)
       placed = o;
   if (!placed || site.operands[m.anchor].origins.size() != 1) {
     finding.no_fix_reason = "the model's device is not one known device";
     return;
   }
   std::string label(placed->label);
-  std::string device = label == "cuda" ? "torch::kCUDA" : "torch::Device(\"" + label + "\")";
+  // A device chosen at run time is named by the variable that holds it, where it is in scope.
+  const bool run_time = placed->kind == OriginKind::RunTimeDevice;
+  if (run_time && placed->function != site.function) {
+    finding.no_fix_reason = "the model's device `" + label + "` is not in scope here";
+    return;
+  }
+  std::string device = run_time          ? label
+                       : label == "cuda" ? "torch::kCUDA"
+                                         : "torch::Device(\"" + label + "\")";
   Fix fix;
   for (size_t i : m.moved) {
     const Expr *operand = site.operands[i].expr;
@@ -110,9 +123,11 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
     // A tensor made on the CPU for the model is best made (or, for from_blob's host memory,
     // moved) where it is made: the operand may be a container of such tensors.
     const OriginSet &origins = site.operands[i].origins;
-    const Origin *fresh = origins.size() == 1 && origins[0]->kind == OriginKind::Fresh &&
-                                  origins[0]->label != "cpu" && origins[0]->file == site.file &&
-                                  site.function
+    // (Not for a device chosen at run time: the input is moved to the variable at the call.)
+    const Origin *fresh = !run_time && origins.size() == 1 &&
+                                  origins[0]->kind == OriginKind::Fresh &&
+                                  origins[0]->label != "cpu" && !made_by_loader(*origins[0]) &&
+                                  origins[0]->file == site.file && site.function
                               ? origins[0]
                               : nullptr;
     if (const Expr *made = fresh ? find_expr(*site.function, fresh->range) : nullptr)
@@ -122,8 +137,9 @@ void attach_model_input_fix(Finding &finding, const Site &site, const Mismatch &
       }
     // Inside a module, a child placed on a literal device: its input is another child's output
     // (or an input of the module) and is moved at the call.
-    if (site.unit || (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
-                      origins[0]->range.end == operand->range.end)) {
+    if (site.unit || run_time || (origins.size() == 1 && made_by_loader(*origins[0])) ||
+        (origins.size() == 1 && origins[0]->range.begin == operand->range.begin &&
+         origins[0]->range.end == operand->range.end)) {
       if (auto why = unmovable_operand(operand)) {
         finding.no_fix_reason = "`" + shorten_snippet(file.slice(operand->range)) + "` " + *why;
         return;

@@ -132,9 +132,14 @@ bool made_on_cpu(const Origin *o) { return o->kind == OriginKind::Fresh && !o->m
 
 bool has_literal(const Value &v) {
   for (const Origin *o : v.origins)
-    if (o->kind == OriginKind::LiteralDevice)
+    if (o->kind == OriginKind::LiteralDevice || o->kind == OriginKind::RunTimeDevice)
       return true;
   return false;
+}
+
+bool is_run_time_device(const Value &v) {
+  return v.kind == Value::Kind::Device && v.origins.size() == 1 &&
+         v.origins[0]->kind == OriginKind::RunTimeDevice;
 }
 
 } // namespace devlint

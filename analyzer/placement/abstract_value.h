@@ -66,8 +66,10 @@ void mark_tensor(const Value &v);
 // An index that may be a Python int (a plain name holding an unannotated argument, a loop
 // variable over one): an int index works with a tensor on any device.
 bool maybe_number(const Expr *index, const Value &v);
-// Placed on a literal device (`.to("cuda:1")`, `.cuda()`).
+// Placed on a literal device (`.to("cuda:1")`, `.cuda()`) or a device chosen at run time.
 bool has_literal(const Value &v);
+// A device chosen at run time (Origin::device_key says which), not a tensor's device.
+bool is_run_time_device(const Value &v);
 
 // A tensor this code made on the CPU: a constructor without `device=`, `.cpu()`.
 bool made_on_cpu(const Origin *o);

@@ -280,7 +280,28 @@ private:
                                         std::string_view name);
   Value eval_call(const Expr *call);
 
+  // ---- devices chosen at run time, where code places explicitly (run_time_devices.cpp) ----
+  bool places_explicitly() const { return frame_->file && frame_->file->explicit_placement; }
+  // A literal device (`"cuda:1"`) or one chosen at run time.
+  static bool is_device_value(const Value &v);
+  Value run_time_device(std::string_view label, std::string_view key, SourceRange range);
+  // Two device values met at a join (`c ? kCUDA : kCPU`, two returns, two branches): one chosen
+  // at run time, keyed by `key`, unless they are the same. nullopt: not two device values.
+  std::optional<Value> join_devices(const Value &a, const Value &b, std::string_view key,
+                                    SourceRange range);
+  // A run-time device stored under `name` is spelled so from here on (its key is kept).
+  Value named_device(const Value &v, std::string_view name, SourceRange range);
+  // `torch::Device(...)` that is no literal: the device its argument holds, else a new one.
+  Value device_construction(const Expr *call);
+  // A helper's parameter receiving a run-time device spells it by the parameter's name, in
+  // that argument and in every other one placed on it (the model handed along with it).
+  void rename_devices_for_parameters(const FunctionDef *fn, size_t first, Args &args);
+  // What a helper returned, a device it chose on each of its paths, keyed by the call.
+  Value device_returned(Value returned, const Expr *call);
+
   // ---- site emission (site_emission.cpp) ----
+  // How a call is named in a message: `model(...)`; in C++ as written, `model->forward(...)`.
+  std::string call_spelling(const Expr *call, const Expr *callee) const;
   // `x += y` is reported on the whole statement: one stand-in expression per statement, owned by
   // the interpreter, so revisits (loop passes, inlining) find the same site.
   const OriginSet *emit_statement_site(Site &site);

@@ -149,9 +149,7 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     else if (cls && muted_sites_ == 0 && frame_->file && hands_cpu_tensor(args)) {
       std::vector<const Expr *> exprs;
       for_each_argument(call, args, [&](const Expr *e, const Value &) { exprs.push_back(e); });
-      check_handed_cpu_tensors(
-          cls, call, std::string(frame_->file->source->slice(call->operands[0]->range)) + "(...)",
-          args, exprs);
+      check_handed_cpu_tensors(cls, call, call_spelling(call, call->operands[0]), args, exprs);
     } else if (!cls && muted_sites_ == 0)
       check_cpu_input_of_layer(callee, call, args);
   }
@@ -503,11 +501,15 @@ Value Interpreter::weighted_site(const Expr *call, const Args &args, const std::
 }
 
 Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std::string &dotted) {
-  if (leaf == "device" && call->operands.size() > 1) {
-    Value v = eval(call->operands[1]);
-    if (v.kind == Value::Kind::Str)
-      return v;
-    return Value::neutral();
+  if (leaf == "device" && call->operands.size() > 1)
+    return device_construction(call);
+  // `torch::data::make_data_loader(dataset, ...)`: its batches are CPU tensors until moved.
+  if (leaf == "make_data_loader" && places_explicitly()) {
+    eval_args(call);
+    Value loader;
+    loader.kind = Value::Kind::Tuple;
+    loader.origins.push_back(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+    return loader;
   }
   Args args = eval_args(call);
   if (torch_catalog::is_concat_function(leaf)) {
@@ -714,6 +716,8 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
     self.kind = Value::Kind::Self;
     frame.env[fn->parameters[0].name] = self;
   }
+  Args renamed = args;
+  rename_devices_for_parameters(fn, first, renamed);
   size_t next = 0;
   for (size_t i = first; i < fn->parameters.size(); ++i) {
     const Parameter &p = fn->parameters[i];
@@ -723,14 +727,14 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
       Value rest;
       rest.kind = Value::Kind::Tuple;
       rest.elements = std::make_shared<std::vector<Value>>();
-      while (next < args.positional.size())
-        rest.elements->push_back(args.positional[next++]);
+      while (next < renamed.positional.size())
+        rest.elements->push_back(renamed.positional[next++]);
       v = rest;
       bound = true;
-    } else if (next < args.positional.size()) {
-      v = args.positional[next++];
+    } else if (next < renamed.positional.size()) {
+      v = renamed.positional[next++];
       bound = true;
-    } else if (const Value *kw = args.keyword(p.name)) {
+    } else if (const Value *kw = renamed.keyword(p.name)) {
       v = *kw;
       bound = true;
     }
@@ -760,7 +764,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
     for (const auto &[key, value] : frame.env)
       if (starts_with(key, "self."))
         frame_->env[key] = value;
-  return frame.returns;
+  return call ? device_returned(frame.returns, call) : frame.returns;
 }
 
 // The method is analysed as a helper with the caller's arguments: what it returns is derived

@@ -141,6 +141,9 @@ Value Interpreter::eval(const Expr *e) {
     Value a = eval(e->operands[0]);
     eval(e->operands[1]);
     Value b = eval(e->operands[2]);
+    std::string_view chosen = frame_->file ? frame_->file->source->slice(e->range) : "";
+    if (std::optional<Value> device = join_devices(a, b, chosen, e->range))
+      return *device;
     return join(a, b);
   }
   case ExprKind::Tuple:
@@ -403,6 +406,19 @@ Env Interpreter::join_env(const Env &a, const Env &b) {
   };
   declared_on_other_path(a, b);
   declared_on_other_path(b, a);
+  // `device = torch::kCPU; if (torch::cuda::is_available()) device = torch::kCUDA;`: a device
+  // chosen at run time, the variable's own.
+  if (places_explicitly())
+    for (const auto &[key, value] : a)
+      if (auto other = b.find(key); other != b.end() && is_device_value(value))
+        if (std::optional<Value> device =
+                join_devices(value, other->second,
+                             intern(std::string(key) + "@" +
+                                    std::string(frame_->function ? frame_->function->name : "")),
+                             frame_->statement ? frame_->statement->range : SourceRange{}))
+          out[key] =
+              named_device(*device, key,
+                           (*device).origins.empty() ? SourceRange{} : (*device).origins[0]->range);
   return out;
 }
 

@@ -136,7 +136,11 @@ void Interpreter::exec(const Stmt *s) {
     if (s->value) {
       Value v = eval(s->value);
       check_generation_inputs(s->value, v);
-      frame_->returns = frame_->has_return ? join(frame_->returns, v) : v;
+      std::optional<Value> device;
+      if (frame_->has_return && frame_->function) // a device on each path: chosen at run time
+        device = join_devices(frame_->returns, v,
+                              intern(std::string(frame_->function->name) + "()"), s->range);
+      frame_->returns = device ? *device : frame_->has_return ? join(frame_->returns, v) : v;
     }
     frame_->has_return = true;
     frame_->terminated = true;
@@ -275,7 +279,7 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     return;
   switch (target->kind) {
   case ExprKind::Name:
-    frame_->env[target->text] = v;
+    frame_->env[target->text] = named_device(v, target->text, target->range);
     break;
   case ExprKind::Attribute:
     if (is_name(target->operands[0], "self") || target->operands[0]->kind == ExprKind::Name)

@@ -41,7 +41,8 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
                           : placement.group_of(*o, site.unit);
       if (explicit_placement && g.kind == DeviceGroup::Kind::Literal && g.name == "cpu")
         g = {DeviceGroup::Kind::Cpu, "", false};
-      bool literal = g.kind == DeviceGroup::Kind::Literal;
+      // A device chosen at run time is a placement the code wrote, as a literal one is.
+      bool literal = g.kind == DeviceGroup::Kind::Literal || g.kind == DeviceGroup::Kind::RunTime;
       bool cpu = g.kind == DeviceGroup::Kind::Cpu;
       // Literal devices are the model's business in Python script code, where a model is
       // called; where code is placed explicitly (LibTorch), they are where tensors are, anywhere.
@@ -55,11 +56,17 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
     }
   }
   // Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed
-  // it on: a literal device may be that one.
+  // it on: a literal device may be that one. A device chosen at run time may be any device but
+  // the CPU it differs from (the code chose it to use a GPU), or another device value.
   auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
     using Kind = DeviceGroup::Kind;
+    auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
+      return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu &&
+             other.kind != Kind::RunTime;
+    };
     return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
-                                             (b.kind == Kind::Unit && a.kind == Kind::Literal)));
+                                             (b.kind == Kind::Unit && a.kind == Kind::Literal) ||
+                                             run_time_may_be(a, b) || run_time_may_be(b, a)));
   };
   // A value that may be a Python number, next to a CPU tensor, is taken to be one.
   std::vector<OriginSet> kept(operands.size());

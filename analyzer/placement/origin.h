@@ -20,6 +20,11 @@ enum class OriginKind : uint8_t {
   LiteralDevice,  // .to("cuda:1"), .cuda(), device="cuda": label = the device
   HeldState,      // a tensor an argument object holds, allocated once by whoever built the object
                   // (a cache's `ssm_states`): label = "cache_params.ssm_states"
+  // A device chosen at run time where code places tensors explicitly (LibTorch: `torch::Device
+  // device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU)`, a `torch::Device`
+  // parameter, a helper returning one device or another): label = how the code in scope spells
+  // it (`device`), device_key = which device value it is (docs/CPP_DEVICE_MODEL.md section 1).
+  RunTimeDevice,
 };
 
 struct Origin {
@@ -40,6 +45,9 @@ struct Origin {
   // HeldState on `self`: the method that allocates it for every layer alike, on a device the
   // layer does not choose (`_setup_cache(batch, device)`, a root's loop over its layers).
   std::string_view allocated_by;
+  // RunTimeDevice: the value's identity. The same variable, or copies of it passed to helpers,
+  // keep one key; two keys are two device values that may differ.
+  std::string_view device_key;
   SourceRange moved_at;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)

@@ -359,6 +359,11 @@ Value Interpreter::input_for(const Parameter &p) {
     if (k == ExprKind::Number || k == ExprKind::Bool || k == ExprKind::String)
       return Value::neutral();
   }
+  // A `torch::Device` parameter: a device chosen by whoever calls, one value in the function.
+  if (p.annotation == "torch.device" && frame_->file && frame_->file->explicit_placement &&
+      frame_->function)
+    return run_time_device(
+        p.name, intern(std::string(p.name) + "@" + std::string(frame_->function->name)), p.range);
   if (!p.annotation.empty() && !tensorish_annotation(p.annotation))
     return Value::neutral();
   const auto &skip = frame_->unit ? frame_->unit->scope->skip_key_set : pkg_.skip_key_set;

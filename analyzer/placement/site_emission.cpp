@@ -190,7 +190,7 @@ void Interpreter::placed_child_call(const Expr *call, const ChildDecl &child, co
   Site site;
   site.kind = SiteKind::ModelCall;
   site.expr = call;
-  site.operation = std::string(frame_->file->source->slice(child_expr->range)) + "(...)";
+  site.operation = call_spelling(call, child_expr);
   SiteOperand anchor{
       child_expr,
       {make_origin(OriginKind::LiteralDevice, intern(child.placed_device), child_expr->range)}};
@@ -203,12 +203,28 @@ void Interpreter::placed_child_call(const Expr *call, const ChildDecl &child, co
     emit(site);
 }
 
+std::string Interpreter::call_spelling(const Expr *call, const Expr *callee) const {
+  std::string_view callee_text = frame_->file->source->slice(callee->range);
+  if (!frame_->file->explicit_placement)
+    return std::string(callee_text) + "(...)";
+  // The call's own text up to its argument list: `model->forward`, `module.forward`, `fc2`.
+  std::string_view text = frame_->file->source->slice(call->range);
+  int depth = 0;
+  for (size_t i = text.size(); i-- > 0;) {
+    if (text[i] == ')')
+      ++depth;
+    else if (text[i] == '(' && --depth == 0)
+      return i > 0 ? std::string(text.substr(0, i)) + "(...)" : std::string(callee_text) + "(...)";
+  }
+  return std::string(callee_text) + "(...)";
+}
+
 Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, const Value &model,
                                      const Args &args) {
   Site site;
   site.kind = SiteKind::ModelCall;
   site.expr = call;
-  site.operation = std::string(frame_->file->source->slice(model_expr->range)) + "(...)";
+  site.operation = call_spelling(call, model_expr);
   SiteOperand anchor{model_expr, model.origins};
   anchor.keeps_device = true;
   site.operands.push_back(anchor);

@@ -740,6 +740,8 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
   case OriginKind::LiteralDevice:
     return {DeviceGroup::Kind::Literal,
             origin.label == "cuda" ? "cuda:0" : std::string(origin.label), false};
+  case OriginKind::RunTimeDevice:
+    return {DeviceGroup::Kind::RunTime, std::string(origin.device_key), false};
   default:
     break;
   }

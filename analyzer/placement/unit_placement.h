@@ -25,6 +25,7 @@ struct DeviceGroup {
     Placed,    // children __init__ moved to one device variable: `name` is the variable
     Held,      // state allocated once by the module that built its holder (the model, on the
                // device of its inputs), read here through an argument no hook moves
+    RunTime,   // a device chosen at run time: `name` is its key (Origin::device_key)
   };
   Kind kind = Kind::Any;
   std::string name;

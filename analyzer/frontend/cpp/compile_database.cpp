@@ -190,8 +190,9 @@ CompileSetup compile_setup_for(const std::string &main_file, const std::string &
   std::error_code ec;
 
   // The database: compile_commands.json in -p's directory, else the nearest one at or above
-  // the file, looking no higher than its checkout.
-  fs::path database, build_resolved;
+  // the file, or in the `build/` of such a directory (as clangd looks), looking no higher than
+  // its checkout.
+  fs::path database, build_resolved, found_at;
   bool walked = false;
   if (!build_dir.empty()) {
     build_resolved = resolved_path(build_dir);
@@ -200,11 +201,16 @@ CompileSetup compile_setup_for(const std::string &main_file, const std::string &
       database = candidate;
   } else {
     for (fs::path dir = main_resolved.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-      if (fs::exists(fs::symlink_status(dir / "compile_commands.json", ec))) {
-        database = dir / "compile_commands.json";
-        walked = true;
+      for (const fs::path &candidate :
+           {dir / "compile_commands.json", dir / "build" / "compile_commands.json"})
+        if (fs::exists(fs::symlink_status(candidate, ec))) {
+          database = candidate;
+          found_at = dir;
+          walked = true;
+          break;
+        }
+      if (walked)
         break;
-      }
       if (dir == checkout || dir == dir.parent_path())
         break;
     }
@@ -213,7 +219,7 @@ CompileSetup compile_setup_for(const std::string &main_file, const std::string &
   // -p's directory and the file, or the file's own directory.
   if (checkout.empty()) {
     if (walked)
-      checkout = database.parent_path();
+      checkout = found_at;
     else if (!build_resolved.empty() && path_within(main_resolved, build_resolved.parent_path()))
       checkout = build_resolved.parent_path();
     else
