@@ -2,9 +2,13 @@
 // free function and script body of a package over abstract values (placement/abstract_value.h)
 // and reports each operation whose tensor operands must share a device as a Site.
 //
-// Its parts live in one file each: entries and origins (placement_analysis.cpp), statements
-// (interpreter_statements.cpp), expressions (interpreter_expressions.cpp), calls and the PyTorch
-// API (interpreter_calls.cpp), and site emission (site_emission.cpp).
+// The interpreter core keeps frames, joins, inlining and dispatch: entries and origins
+// (placement_analysis.cpp), statements (interpreter_statements.cpp), expressions
+// (interpreter_expressions.cpp), calls (interpreter_calls.cpp: the dispatch over the operation
+// models, argument evaluation, inlining, method resolution) and site emission
+// (site_emission.cpp). What PyTorch, transformers and Python do with a call lives in the
+// operation models, one file per idiom family in placement/operations/, asked in the order
+// `kCallOperations` documents.
 #pragma once
 
 #include <algorithm>
@@ -248,37 +252,74 @@ private:
   static bool names_outputs(const Expr *e, bool element);
 
   // ---- calls (interpreter_calls.cpp) ----
-  static bool is_device_literal(std::string_view s);
-  // What a device argument says: Device/Tensor origins, a literal, or nothing known.
-  Value placed_by(Value v, const Expr *device_expr, const Expr *at, bool made);
-  Value device_argument(const Expr *arg, const Value &v, bool report_literal);
   Args eval_args(const Expr *call);
   static OriginSet tensor_union(const Args &args);
   Value first_tensor(const Args &args);
-  Value module_call(const Value &callee, const Expr *call, const Args &args);
-  // `checkpoint(layer, x)`, `self._gradient_checkpointing_func(layer.__call__, x)`: a helper
-  // handed a module as its first argument runs it on the others. nullopt when it is not.
-  std::optional<Value> call_handed_module(const Expr *call, const Args &args);
-  Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind);
-  const Origin *iteration_version(const Origin *o, bool earlier);
-  // torch.* / F.* / nn.functional.*
-  Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
-  Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);
   Value call_function(const FunctionDef *fn, const Expr *call, const Args &args, bool bound_self,
                       const ModuleClass *unit);
-  // `self.decoder.apply_delay_pattern_mask(ids, mask)`: a submodule's method other than
-  // `forward`, called directly, runs without the submodule's hook; see interpreter_calls.cpp.
-  Value submodule_method_call(const Value &receiver, const FunctionDef *method, const Expr *call,
-                              const Args &args);
-  // An origin the submodule's method made from its own state, as the caller names it.
-  const Origin *seen_from_caller(const Origin *o, std::string_view receiver_path);
-  // `result`: what the call evaluates to, when not the first tensor argument.
-  Value generate_call(const Expr *call, const Args &args, const std::optional<Value> &result);
   static const ChildDecl *returned_child(const FunctionDef *fn, const ModuleClass *cls);
   // `super().name` seen from `running`, a method of `unit` or of one of its package bases.
   static const FunctionDef *base_method(const ModuleClass *unit, const FunctionDef *running,
                                         std::string_view name);
+  // An operation model: the call's value when it recognises the call, else nullopt.
+  using CallOperation = std::optional<Value> (Interpreter::*)(const Expr *call);
+  static const CallOperation kCallOperations[];
   Value eval_call(const Expr *call);
+  std::optional<Value> package_function_call(const Expr *call);
+  std::optional<Value> attribute_call(const Expr *call);
+
+  // ---- operation models (placement/operations/) ----
+  // self_calls.cpp
+  std::optional<Value> super_call(const Expr *call);
+  std::optional<Value> own_method_call(const Expr *call);
+  // module_calls.cpp
+  Value module_call(const Value &callee, const Expr *call, const Args &args);
+  std::optional<Value> local_callable_call(const Expr *call);
+  std::optional<Value> handed_module_forward(const Expr *call);
+  Value module_receiver_call(const Expr *call, const Value &receiver);
+  std::optional<Value> unnamed_submodule_method(const Expr *call, const Value &receiver);
+  std::optional<Value> undeclared_list_element_call(const Expr *call, const Value &target,
+                                                    const Args &args);
+  // `checkpoint(layer, x)`, `self._gradient_checkpointing_func(layer.__call__, x)`: a helper
+  // handed a module as its first argument runs it on the others. nullopt when it is not.
+  std::optional<Value> call_handed_module(const Expr *call, const Args &args);
+  // `self.decoder.apply_delay_pattern_mask(ids, mask)`: a submodule's method other than
+  // `forward`, called directly, runs without the submodule's hook.
+  Value submodule_method_call(const Value &receiver, const FunctionDef *method, const Expr *call,
+                              const Args &args);
+  // An origin the submodule's method made from its own state, as the caller names it.
+  const Origin *seen_from_caller(const Origin *o, std::string_view receiver_path);
+  // python_builtins.cpp
+  std::optional<Value> container_builtin_call(const Expr *call);
+  std::optional<Value> plain_object_call(const Expr *call);
+  std::optional<Value> non_tensor_builtin_call(const Expr *call);
+  Value container_method_call(const Expr *call, const Value &receiver);
+  void append_to_list(std::string_view name, const Value &added);
+  // losses.cpp
+  std::optional<Value> loss_class_call(const Expr *call);
+  static Value loss_function();
+  // torch_functions.cpp: torch.* / F.* / nn.functional.*
+  Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
+  Value concat_site(const Expr *call, const Args &args, const std::string &dotted);
+  Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind);
+  const Origin *iteration_version(const Origin *o, bool earlier);
+  // tensor_methods.cpp
+  Value tensor_receiver_call(const Expr *call, const Value &receiver);
+  Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);
+  // device_arguments.cpp
+  static bool is_device_literal(std::string_view s);
+  // What a device argument says: Device/Tensor origins, a literal, or nothing known.
+  Value placed_by(Value v, const Expr *device_expr, const Expr *at, bool made);
+  Value device_argument(const Expr *arg, const Value &v, bool report_literal);
+  // generate.cpp. `result`: what the call evaluates to, when not the first tensor argument.
+  Value generate_call(const Expr *call, const Args &args, const std::optional<Value> &result);
+  // external_calls.cpp
+  Value computed_callee_call(const Expr *call);
+  std::optional<Value> handed_method_call(const Expr *call, const Args &args);
+  void forget_filled_containers(const Expr *call);
+  Value kernel_call(const Expr *call, const Args &args);
+  // cpu_probes.cpp: check_handed_cpu_tensors, check_generation_inputs, check_cpu_input_of_layer,
+  // probe_module_call (declared with the probe's state above).
 
   // ---- devices chosen at run time, where code places explicitly (run_time_devices.cpp) ----
   bool places_explicitly() const { return frame_->file && frame_->file->explicit_placement; }

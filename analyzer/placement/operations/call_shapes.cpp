@@ -1,0 +1,114 @@
+#include "placement/operations/call_shapes.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+#include "model/text.h"
+#include "model/torch_layers.h"
+
+namespace devlint {
+
+bool made_on_cpu_only(const Value &v) {
+  return v.kind == Value::Kind::Tensor && v.has_origins() &&
+         std::all_of(v.origins.begin(), v.origins.end(), made_on_cpu);
+}
+
+bool is_torch_layer_with_weights(const ChildDecl *child) {
+  if (!child || !child->has_parameters || child->resolved)
+    return false;
+  return torch_layer_shape(child->class_name,
+                           [](size_t, std::string_view) {
+                             LayerArgument missing;
+                             missing.kind = LayerArgument::Kind::Missing;
+                             return missing;
+                           })
+      .known_layer;
+}
+
+bool is_full_reduction(std::string_view name) {
+  static const std::unordered_set<std::string_view> s = {
+      "sum", "mean", "prod", "max", "min",    "amax",      "amin",         "norm",
+      "all", "any",  "std",  "var", "median", "logsumexp", "count_nonzero"};
+  return s.count(name) > 0;
+}
+
+bool has_dim_argument(const Expr *call, size_t first_dim_position) {
+  return call->operands.size() > first_dim_position || call->keyword("dim") ||
+         call->keyword("axis");
+}
+
+bool all_on_cpu(const Value &v) {
+  if (!v.has_origins())
+    return false;
+  for (const Origin *o : v.origins)
+    if (o->kind != OriginKind::Fresh && o->kind != OriginKind::PlainTensor)
+      return false;
+  return true;
+}
+
+bool names_device(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Attribute || e->kind == ExprKind::Name)
+    return e->text.find("device") != std::string_view::npos;
+  return e->kind == ExprKind::Call && callee_leaf(e) == "device";
+}
+
+bool builds_list(const Expr *e) {
+  if (!e || e->kind != ExprKind::BinaryOp || e->operands.size() != 2)
+    return false;
+  auto list = [](const Expr *operand) {
+    return operand->kind == ExprKind::Tuple || operand->kind == ExprKind::Comprehension ||
+           builds_list(operand);
+  };
+  return (e->text == "*" || e->text == "+") && (list(e->operands[0]) || list(e->operands[1]));
+}
+
+namespace {
+
+// `self.shared_embedding = shared_patch_embedding` in `__init__`, straight from one of its
+// parameters: an object the parent handed in.
+bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef &init,
+                             std::string_view attr) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Name)
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self") &&
+            init.has_parameter(s->value->text))
+          return true;
+    if (s->kind == StmtKind::If && (assigned_from_parameter(s->body, init, attr) ||
+                                    assigned_from_parameter(s->orelse, init, attr)))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool handed_to_constructor(const ModuleClass &unit, std::string_view attr) {
+  const FunctionDef *init = unit.find_method("__init__");
+  return init && assigned_from_parameter(init->body, *init, attr);
+}
+
+bool imports_kernel(const SyntaxFile &file, const Expr *callee) {
+  std::optional<ImportedClass> imported = imported_class(file, callee);
+  if (!imported)
+    return false;
+  std::string_view module = imported->module;
+  std::string_view top = module.substr(0, module.find('.'));
+  return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
+}
+
+const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit) {
+  if (!unit || call->operands.size() < 2)
+    return nullptr;
+  const Expr *first = call->operands[1];
+  if (first->kind != ExprKind::Attribute || !is_name(first->operands[0], "self") ||
+      unit->find_child(first->text))
+    return nullptr;
+  const FunctionDef *method = unit->find_method(first->text);
+  return method && !method->is_staticmethod ? method : nullptr;
+}
+
+} // namespace devlint

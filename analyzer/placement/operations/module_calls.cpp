@@ -1,0 +1,245 @@
+// Module calls: a submodule's output sits on its device (its hook moves its inputs there), a
+// ModuleList element's on the element's; a submodule's other methods run without a hook;
+// `checkpoint(layer, x)` runs the module it is handed.
+#include "placement/interpreter.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "model/text.h"
+#include "placement/operations/call_shapes.h"
+
+namespace devlint {
+
+Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
+  // The first argument of a layer, a norm or a projection is its input tensor.
+  if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
+    note_tensor(args.positional[0]);
+  if (callee.kind == Value::Kind::Module) {
+    const ModuleClass *cls = callee.module_class;
+    if (cpu_probe_)
+      probe_module_call(callee, cls, call, args);
+    else if (cls && muted_sites_ == 0 && frame_->file && hands_cpu_tensor(args)) {
+      std::vector<const Expr *> exprs;
+      for_each_argument(call, args, [&](const Expr *e, const Value &) { exprs.push_back(e); });
+      check_handed_cpu_tensors(cls, call, call_spelling(call, call->operands[0]), args, exprs);
+    } else if (!cls && muted_sites_ == 0)
+      check_cpu_input_of_layer(callee, call, args);
+  }
+  if (callee.kind == Value::Kind::ModuleItem) {
+    const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
+    Origin *element = const_cast<Origin *>(o);
+    element->loop = loops_.empty() ? nullptr : loops_.back();
+    // One element picked before the loop that calls it: the same module every pass.
+    if (running_loop() && picked_before_running_loop(callee.picked_in_loop)) {
+      element->loop = nullptr;
+      element->settled = true;
+    } else if (callee.picked_in_loop) {
+      element->loop = callee.picked_in_loop;
+    }
+    return tensor(o);
+  }
+  const ChildDecl *child = callee.child;
+  if (child && child->is_loss)
+    return loss_site(call, args, "self." + std::string(callee.path));
+  if (child && !child->has_parameters)
+    return first_tensor(args); // activation/dropout: output stays with the input
+  // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
+  // takes its inputs there: nothing moves them for it.
+  if (child && !child->placed_device.empty() && callee.kind == Value::Kind::Module &&
+      frame_->file && frame_->file->explicit_placement)
+    placed_child_call(call, *child, args);
+  Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
+  return out;
+}
+
+// `layer(x)` with `layer` a module bound in the running function, `loss_fct(logits, labels)`,
+// `cls(...)` in a classmethod (building a module: nothing runs forward).
+std::optional<Value> Interpreter::local_callable_call(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Name)
+    return std::nullopt;
+  std::string_view name = callee->text;
+  auto local = frame_->env.find(name);
+  if (local == frame_->env.end())
+    return std::nullopt;
+  // A copy: evaluating the arguments may replace the environment (a comprehension restores its
+  // saved copy), which would leave a reference into it dangling.
+  const Value v = local->second;
+  if (v.kind == Value::Kind::Self && frame_->function && frame_->function->is_classmethod &&
+      !frame_->function->parameters.empty() && frame_->function->parameters[0].name == name) {
+    eval_args(call);
+    return Value::neutral();
+  }
+  if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
+    return module_call(v, call, eval_args(call));
+  if (v.kind == Value::Kind::LossFunction)
+    return loss_site(call, eval_args(call), std::string(name) + "(...)");
+  return std::nullopt;
+}
+
+// `self.mlp.forward(x)` with `self.mlp` a module the constructor was handed: that module's
+// output, as `self.mlp(x)` is.
+std::optional<Value> Interpreter::handed_module_forward(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  std::string_view leaf = call->text;
+  if ((leaf != "forward" && leaf != "__call__") || !frame_->unit ||
+      callee->operands[0]->kind != ExprKind::Attribute ||
+      !is_name(callee->operands[0]->operands[0], "self"))
+    return std::nullopt;
+  std::string_view attr = callee->operands[0]->text;
+  if (frame_->unit->find_child(attr) || frame_->env.count(self_key(callee->operands[0])) ||
+      !handed_to_constructor(*frame_->unit, attr))
+    return std::nullopt;
+  return module_call(module_value(attr, nullptr), call, eval_args(call));
+}
+
+// A submodule of a class the package does not name (`AutoModel.from_config(...)`): the
+// package's one method of that name, when it has one, is the one that runs. One the running
+// class has too is a delegation (`get_input_embeddings`), not that method.
+std::optional<Value> Interpreter::unnamed_submodule_method(const Expr *call,
+                                                           const Value &receiver) {
+  std::string_view leaf = call->text;
+  if (frame_->unit && frame_->unit->find_method(leaf))
+    return std::nullopt;
+  const ModuleClass *owner = nullptr;
+  const FunctionDef *method = nullptr;
+  bool ambiguous = false;
+  for (const auto &cls : pkg_.classes)
+    if (const FunctionDef *m = cls->find_method(leaf)) {
+      ambiguous = ambiguous || (method && method != m);
+      if (!method) {
+        method = m;
+        owner = cls.get();
+      }
+    }
+  if (!method || ambiguous)
+    return std::nullopt;
+  Value known = receiver;
+  known.module_class = owner;
+  return submodule_method_call(known, method, call, eval_args(call));
+}
+
+// `self.model.get_vision_tower()`, `self.decoder.generate(...)`, `self.encoder.embed(x)`: a
+// method called on `self` or on a submodule.
+Value Interpreter::module_receiver_call(const Expr *call, const Value &receiver) {
+  const Expr *callee = call->operands[0];
+  std::string_view leaf = call->text;
+  const ModuleClass *cls = receiver.kind == Value::Kind::Module ? receiver.module_class : nullptr;
+  // A getter returning a submodule is that submodule.
+  if (cls)
+    if (const FunctionDef *getter = cls->find_method(leaf))
+      if (const ChildDecl *child = returned_child(getter, cls)) {
+        eval_args(call);
+        return module_value(intern(std::string(receiver.path) + "." + child->name), child);
+      }
+  // A method other than `forward` called directly on a submodule: no hook runs, so its result
+  // is no output of the submodule.
+  const bool direct_method = receiver.kind == Value::Kind::Module && leaf != "forward" &&
+                             leaf != "__call__" && !(cls && cls->find_child(leaf));
+  if (direct_method && cls)
+    if (const FunctionDef *method = cls->find_method(leaf))
+      return submodule_method_call(receiver, method, call, eval_args(call));
+  if (direct_method && !cls)
+    if (std::optional<Value> out = unnamed_submodule_method(call, receiver))
+      return *out;
+  Value target = eval_attribute(callee);
+  const bool module = target.kind == Value::Kind::Module || target.kind == Value::Kind::ModuleItem;
+  if (leaf == "generate" && receiver.kind == Value::Kind::Module &&
+      !(cls && cls->find_method(leaf))) {
+    Args args = eval_args(call);
+    Value result = generate_call(call, args, target);
+    return module ? module_call(target, call, args) : result;
+  }
+  if (module)
+    return module_call(target, call, eval_args(call));
+  eval_args(call);
+  return target;
+}
+
+// `self.bbox_embed[idx](h)` where `__init__` left `self.bbox_embed = None` for the parent to set
+// (`self.model.decoder.bbox_embed = self.bbox_embed`): an element of a module list the class
+// does not declare, not a pass-through of `h`.
+std::optional<Value>
+Interpreter::undeclared_list_element_call(const Expr *call, const Value &target, const Args &args) {
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Subscript || target.kind != Value::Kind::Neutral || !frame_->unit ||
+      frame_->script)
+    return std::nullopt;
+  const Expr *base = callee->operands[0];
+  if (base->kind != ExprKind::Attribute || !is_name(base->operands[0], "self") ||
+      frame_->env.count(self_key(base)) || frame_->unit->find_child(base->text) ||
+      frame_->unit->find_parameter(base->text) || frame_->unit->find_method(base->text))
+    return std::nullopt;
+  Value item;
+  item.kind = Value::Kind::ModuleItem;
+  item.path = base->text;
+  item.picked_in_loop = picking_loop();
+  return module_call(item, call, args);
+}
+
+std::optional<Value> Interpreter::call_handed_module(const Expr *call, const Args &args) {
+  if (args.positional.empty() || (args.positional[0].kind != Value::Kind::Module &&
+                                  args.positional[0].kind != Value::Kind::ModuleItem))
+    return std::nullopt;
+  Args rest = args;
+  rest.positional.erase(rest.positional.begin());
+  return module_call(args.positional[0], call, rest);
+}
+
+// The method is analysed as a helper with the caller's arguments: what it returns is derived
+// from them (`torch.where(mask == -1, ids, mask)` is where `ids` and `mask` are), not the
+// submodule's output. What it makes from the submodule's own parameters and children is on the
+// submodule's devices, named from the caller (`self.decoder.proj`).
+Value Interpreter::submodule_method_call(const Value &receiver, const FunctionDef *method,
+                                         const Expr *call, const Args &args) {
+  const size_t first_new = origins_.size();
+  ++muted_sites_;
+  Value out = call_function(method, call, args, true, receiver.module_class);
+  --muted_sites_;
+  std::unordered_set<const Origin *> made;
+  for (size_t i = first_new; i < origins_.size(); ++i)
+    made.insert(&origins_[i]);
+  std::function<void(Value &)> rename = [&](Value &v) {
+    for (const Origin *&o : v.origins)
+      if (made.count(o))
+        o = seen_from_caller(o, receiver.path);
+    if (v.elements) {
+      v.elements = std::make_shared<std::vector<Value>>(*v.elements);
+      for (Value &e : *v.elements)
+        rename(e);
+    }
+  };
+  rename(out);
+  // A getter's submodule (`return self.model.embed_tokens`), named from the caller.
+  if ((out.kind == Value::Kind::Module || out.kind == Value::Kind::ModuleItem) && !out.path.empty())
+    out.path = intern(std::string(receiver.path) + "." + std::string(out.path));
+  return out;
+}
+
+const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view receiver_path) {
+  switch (o->kind) {
+  case OriginKind::Child:
+  case OriginKind::Parameter:
+  case OriginKind::LayerIteration:
+  case OriginKind::Input: { // `self.device` of the submodule
+    Origin &copy = origins_.emplace_back(*o);
+    copy.moved_to = {}; // the submodule's own variable means nothing to its caller
+    if (o->kind == OriginKind::Input)
+      copy.kind = OriginKind::Child;
+    copy.label = o->kind == OriginKind::Input
+                     ? receiver_path
+                     : intern(std::string(receiver_path) + "." + std::string(o->label));
+    copy.unit = frame_->unit;
+    copy.function = frame_->function;
+    return &copy;
+  }
+  default:
+    return o; // made on the CPU, on a literal device, or wherever a cache was made
+  }
+}
+
+} // namespace devlint

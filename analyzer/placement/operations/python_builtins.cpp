@@ -1,0 +1,119 @@
+// Python's builtins and containers: `list`/`tuple`/`sum` over tensors, instances of the package's
+// plain classes, lists that collect tensors, and calls that return no tensor.
+#include "placement/interpreter.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+
+#include "model/torch_catalog.h"
+
+namespace devlint {
+
+// `list(x)`, `tuple(x)`, `sorted(x)`, `sum(xs)`, `next(iter(xs))`, `max(a, b)`.
+std::optional<Value> Interpreter::container_builtin_call(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Name)
+    return std::nullopt;
+  static const std::unordered_set<std::string_view> containers = {
+      "list", "tuple", "sorted", "reversed", "sum", "max", "min", "next", "iter"};
+  std::string_view name = callee->text;
+  if (!containers.count(name))
+    return std::nullopt;
+  Args args = eval_args(call);
+  if (name == "max" || name == "min" || args.positional.empty())
+    return Value::neutral();
+  if (name == "list" || name == "tuple") {
+    // A container: `tuple(a) + tuple(b)` concatenates, whatever the elements.
+    Value container;
+    container.kind = Value::Kind::Tuple;
+    container.origins = origins_of(args.positional[0]);
+    return container;
+  }
+  // `sum([emb(x) for emb in self.embed_tokens]) + h` adds up the elements: a tensor, not the
+  // list. Not with a container to start from (`sum(caches, ())` concatenates).
+  if (name == "sum" && args.positional[0].kind == Value::Kind::Tuple &&
+      (args.positional.size() < 2 || args.positional[1].kind != Value::Kind::Tuple))
+    return as_tensor(args.positional[0]);
+  return args.positional[0];
+}
+
+// `IndexMap(indices, num_segments)`: an instance of a plain class of the package is an object
+// holding tensors, not a tensor: its methods (`index.batch_shape()`) are its own.
+std::optional<Value> Interpreter::plain_object_call(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Name || frame_->env.count(callee->text))
+    return std::nullopt;
+  const ModuleClass *cls = pkg_.find_class(callee->text, frame_->file);
+  if (!cls || cls->is_module)
+    return std::nullopt;
+  Args args = eval_args(call);
+  Value object;
+  object.kind = Value::Kind::Tuple;
+  for (const Value &v : args.positional)
+    add_origins(object.origins, origins_of(v));
+  for (const auto &kv : args.keywords)
+    add_origins(object.origins, origins_of(kv.second));
+  return object;
+}
+
+// `zip(...)`, `enumerate(...)`, `len(x)`, `isinstance(...)`: no tensor comes out.
+std::optional<Value> Interpreter::non_tensor_builtin_call(const Expr *call) {
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Name)
+    return std::nullopt;
+  std::string_view name = callee->text;
+  if (name != "zip" && name != "enumerate" && !torch_catalog::is_non_tensor_builtin(name))
+    return std::nullopt;
+  eval_args(call);
+  return Value::neutral();
+}
+
+// `hidden_states.append(x)`, `cache.pop(0)`, `outputs.items()`: a method of a list, tuple or dict
+// of tensors. Lists that collect tensors remember what went in.
+Value Interpreter::container_method_call(const Expr *call, const Value &receiver) {
+  const Expr *object = call->operands[0]->operands[0];
+  std::string_view leaf = call->text;
+  Args args = eval_args(call);
+  if (leaf == "append" || leaf == "extend" || leaf == "insert") {
+    if (object->kind == ExprKind::Name && !args.positional.empty())
+      append_to_list(object->text, leaf == "insert" && args.positional.size() > 1
+                                       ? args.positional[1]
+                                       : args.positional[0]);
+    return Value::neutral();
+  }
+  if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
+    return as_tensor(receiver);
+  return Value::neutral();
+}
+
+void Interpreter::append_to_list(std::string_view name, const Value &added) {
+  Value &list = frame_->env[name];
+  Value updated;
+  updated.kind = Value::Kind::Tuple;
+  updated.origins = origins_of(list);
+  OriginSet appended = origins_of(added);
+  // Inside a loop, a ModuleList output of a loop that has already finished (`anchors` made on
+  // `source_flatten.device` at every level) is one value at every append: the elements do not
+  // differ by it. What a loop variable takes from a list of such outputs (`for source in
+  // sources`) differs per pass.
+  auto per_pass = [this](const Origin *o) {
+    for (const OriginSet &element : loop_elements_)
+      for (const Origin *e : element)
+        if (same_origin(e, o))
+          return true;
+    return false;
+  };
+  for (const Origin *&o : appended)
+    if (o->kind == OriginKind::LayerIteration && !o->settled && o->loop && !loops_.empty() &&
+        std::find(loops_.begin(), loops_.end(), o->loop) == loops_.end() && !per_pass(o)) {
+      Origin &copy = origins_.emplace_back(*o);
+      copy.settled = true;
+      o = &copy;
+    }
+  add_origins(updated.origins, appended);
+  list = updated;
+}
+
+} // namespace devlint

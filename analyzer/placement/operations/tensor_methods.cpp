@@ -1,0 +1,99 @@
+// Tensor methods: `.to()`/`.cuda()`/`.cpu()` (moves), `new_*` and `*_as` (where the receiver is),
+// indexing, matmul and elementwise methods (sites), and methods that return no tensor.
+#include "placement/interpreter.h"
+
+#include <string>
+
+#include "model/text.h"
+#include "model/torch_catalog.h"
+#include "placement/operations/call_shapes.h"
+
+namespace devlint {
+
+Value Interpreter::tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
+  note_tensor(receiver);
+  Args args = eval_args(call);
+  if (method == "to" || method == "type_as" || method == "type") {
+    const Expr *device_expr = nullptr;
+    const Value *device_value = nullptr;
+    if (const Value *kw = args.keyword("device")) {
+      device_value = kw;
+      device_expr = call->keyword("device")->value;
+    } else if (!args.positional.empty()) {
+      device_value = &args.positional[0];
+      device_expr = call->operands[1];
+    } else if (const Value *other = args.keyword("other")) {
+      device_value = other;
+      device_expr = call->keyword("other")->value;
+    }
+    if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
+      Value d = device_argument(device_expr, *device_value, true);
+      if (device_value->kind != Value::Kind::Str)
+        d = placed_by(d, device_expr, call, false);
+      if (d.has_origins())
+        return d;
+    }
+    // `.to(x.device)` with an `x` the analysis cannot place: the value now travels with `x`,
+    // wherever that is, so it meets nothing on another device that `x` would not.
+    if (device_value && !device_value->has_origins() && names_device(device_expr))
+      return tensor(make_origin(OriginKind::Skip, "moved", call->range));
+    return receiver;
+  }
+  if (method == "cuda") {
+    std::string device = "cuda";
+    if (!args.positional.empty() && call->operands[1]->kind == ExprKind::Number)
+      device = "cuda:" + std::string(frame_->file->source->slice(call->operands[1]->range));
+    hardcoded(call, device);
+    return tensor(make_origin(OriginKind::LiteralDevice, intern(device), call->range));
+  }
+  if (method == "cpu")
+    return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
+  if (torch_catalog::is_non_tensor_method(method))
+    return Value::neutral();
+  if (is_full_reduction(method) && !has_dim_argument(call, 1) && all_on_cpu(receiver))
+    return Value::neutral();
+  if (method == "to_tuple" || method == "values" || method == "items") {
+    Value container;
+    container.kind = Value::Kind::Tuple;
+    container.origins = receiver.origins;
+    return container;
+  }
+  if (starts_with(method, "new_"))
+    return receiver;
+  if (method == "copy_" || method == "expand_as" || method == "view_as" || method == "reshape_as" ||
+      method == "update" || method == "get")
+    return receiver;
+  if (torch_catalog::is_indexing_function(method)) {
+    note_index_tensor(method, args, 0);
+    return operation_site(SiteKind::Indexing, call, args, "." + std::string(method), &receiver);
+  }
+  if (torch_catalog::is_matmul_function(method))
+    return operation_site(SiteKind::Matmul, call, args, "." + std::string(method), &receiver);
+  if (torch_catalog::is_elementwise_function(method))
+    return operation_site(SiteKind::Arithmetic, call, args, "." + std::string(method), &receiver);
+  return receiver;
+}
+
+// `x.view(...)`, `x.to(y.device)`, `cache_params.update_conv_state(...)`: a method called on a
+// value that holds tensors.
+Value Interpreter::tensor_receiver_call(const Expr *call, const Value &receiver) {
+  const Expr *object = call->operands[0]->operands[0];
+  std::string_view leaf = call->text;
+  // LibTorch code calls a model (or `forward`) directly: its methods are tensor methods.
+  if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda" &&
+      !(frame_->file && frame_->file->explicit_placement)) {
+    Args args = eval_args(call);
+    return script_model_call(call, object, receiver, args);
+  }
+  // `cache_params.update_conv_state(...)` of a transformers cache: it returns the state
+  // the cache holds, where its builder allocated it.
+  if (frame_->unit && held_state_methods_.count(leaf) && is_argument_object(object, receiver)) {
+    eval_args(call);
+    return tensor(make_origin(OriginKind::HeldState,
+                              intern(std::string(object->text) + "." + std::string(leaf) + "(...)"),
+                              call->range));
+  }
+  return tensor_method(call, leaf, receiver);
+}
+
+} // namespace devlint
