@@ -52,7 +52,7 @@ std::string moved_text(const Origin &o) {
   bool names_device = o.kind == OriginKind::RunTimeDevice ||
                       (target.size() >= suffix.size() &&
                        target.substr(target.size() - suffix.size()) == suffix);
-  std::string verb = o.made_there ? "made on " : "moved to ";
+  std::string verb = o.has(OriginFact::MadeThere) ? "made on " : "moved to ";
   return names_device ? verb + "`" + std::string(target) + "`"
                       : verb + "the device of `" + std::string(target) + "`";
 }
@@ -150,7 +150,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
     Origin before = o;
     before.moved_to = {};
     if (o.kind == OriginKind::Input && o.label == "self.device" && o.moved_to == "self.device")
-      return std::string(o.made_there ? "made on" : "moved to") +
+      return std::string(o.has(OriginFact::MadeThere) ? "made on" : "moved to") +
              " the module's `self.device`, line " + std::to_string(o.moved_at.line);
     return moved_text(o) + ", line " + std::to_string(o.moved_at.line) +
            ", so it is where that is: " + describe_origin(before, site);
@@ -174,15 +174,16 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
     if (after_its_loop(o, site))
       return "output of an element of `self." + label + "`, read after the loop over it" + line;
-    if (o.settled && !o.loop) // `prior = self.priors[level]` before the loop that calls it
+    if (o.has(OriginFact::Settled) &&
+        !o.loop) // `prior = self.priors[level]` before the loop that calls it
       return "output of one element of `self." + label + "`, the same on every pass" + line;
-    if (o.collected)
+    if (o.has(OriginFact::Collected))
       return "outputs of the elements of `self." + label + "`, gathered by a comprehension" + line;
-    if (o.earlier_iteration)
+    if (o.has(OriginFact::EarlierIteration))
       return "holds outputs of earlier iterations over `self." + label + "`" + line;
     return "output of this iteration's element of `self." + label + "`" + line;
   case OriginKind::Parameter:
-    if (o.layer_weights)
+    if (o.has(OriginFact::LayerWeights))
       return "the weights of `self." + label.substr(0, label.rfind('.')) +
              "`, on the model's device" + line;
     if (o.label.find('.') != std::string_view::npos)
@@ -234,12 +235,13 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache";
-    if (after_its_loop(o, site) || o.collected || (o.settled && !o.loop))
+    if (after_its_loop(o, site) || o.has(OriginFact::Collected) ||
+        (o.has(OriginFact::Settled) && !o.loop))
       return "a `self." + label + "` output";
-    return o.earlier_iteration ? "earlier `self." + label + "` outputs"
-                               : "this iteration's `self." + label + "` output";
+    return o.has(OriginFact::EarlierIteration) ? "earlier `self." + label + "` outputs"
+                                               : "this iteration's `self." + label + "` output";
   case OriginKind::Parameter:
-    if (o.layer_weights)
+    if (o.has(OriginFact::LayerWeights))
       return "its weights";
     return "parameter `self." + label + "`";
   case OriginKind::PlainTensor:

@@ -176,7 +176,8 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
             "a layer on another device reads them where they were allocated";
   else if (!state_or_fresh && !facts.why.empty())
     f.why = facts.why;
-  if (m.anchor_origin->layer_weights || m.moved_origin->layer_weights)
+  if (m.anchor_origin->has(OriginFact::LayerWeights) ||
+      m.moved_origin->has(OriginFact::LayerWeights))
     f.why = "on one GPU no hook moves a layer's input: it meets the layer's weights on the CPU, "
             "as it was made";
   if (site.handed_use.expr)
@@ -221,7 +222,7 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   for (auto [origin, expr] :
        {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
     f.operand_origins.push_back({static_cast<uint8_t>(origin->kind), std::string(origin->label),
-                                 origin->earlier_iteration,
+                                 origin->has(OriginFact::EarlierIteration),
                                  std::string(shorten_snippet(file.slice(expr->range)))});
   return f;
 }

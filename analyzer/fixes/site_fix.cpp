@@ -166,7 +166,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     return;
   }
   const SiteOperand &anchor_operand = site.operands[m.anchor];
-  std::string anchor = anchor_operand.layer_weights
+  std::string anchor = anchor_operand.role == OperandRole::LayerWeights
                            ? std::string(file.slice(anchor_operand.expr->range)) + ".weight"
                            : device_anchor_text(file, anchor_operand.expr);
   if (anchor.empty()) {
@@ -180,7 +180,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     return;
   }
   for (const Origin *o : site.operands[m.anchor].origins)
-    if (o->may_be_none) {
+    if (o->has(OriginFact::MayBeNone)) {
       finding.no_fix_reason = "`" + anchor + "` may be None (argument `" + std::string(o->label) +
                               "` defaults to None), so its device cannot anchor the move";
       return;
@@ -190,12 +190,12 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     const SiteOperand &operand = site.operands[i];
     std::string text = "`" + shorten_snippet(file.slice(operand.expr->range)) + "`";
     for (const Origin *o : operand.origins)
-      if (o->maybe_not_tensor) {
+      if (o->has(OriginFact::MaybeNotTensor)) {
         finding.no_fix_reason = text + " may be a Python number, None or a list rather than a "
                                        "tensor (an argument without a tensor annotation)";
         return;
       }
-    if (operand.may_update_in_place) {
+    if (operand.move_limit == MoveLimit::UpdatedInPlace) {
       finding.no_fix_reason = "`" + site.operation + "` may update " + text +
                               " in place, and a moved copy would leave the holder's tensor "
                               "unchanged: allocate it on the device of the layer that reads it";
@@ -239,7 +239,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
         created_operand = &site.operands[i];
         continue;
       }
-    if (site.operands[i].unproven_elsewhere) {
+    if (site.operands[i].move_limit == MoveLimit::UnprovenElsewhere) {
       finding.no_fix_reason = "`" + shorten_snippet(file.slice(operand->range)) +
                               "` is, on another path, an argument that may be None or not a "
                               "tensor, and a `.to()` there would break";

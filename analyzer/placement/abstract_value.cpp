@@ -5,7 +5,8 @@
 namespace devlint {
 
 bool same_origin(const Origin *a, const Origin *b) {
-  return a == b || (a->kind == b->kind && a->earlier_iteration == b->earlier_iteration &&
+  return a == b || (a->kind == b->kind &&
+                    a->has(OriginFact::EarlierIteration) == b->has(OriginFact::EarlierIteration) &&
                     a->label == b->label && a->kind != OriginKind::Fresh);
 }
 
@@ -119,16 +120,18 @@ bool maybe_number(const Expr *index, const Value &v) {
     return true;
   return index->kind == ExprKind::Name &&
          std::all_of(v.origins.begin(), v.origins.end(),
-                     [](const Origin *o) { return o->maybe_not_tensor; });
+                     [](const Origin *o) { return o->has(OriginFact::MaybeNotTensor); });
 }
 
 void mark_tensor(const Value &v) {
   for (const Origin *o : v.origins)
-    if (o->maybe_not_tensor)
-      const_cast<Origin *>(o)->maybe_not_tensor = false;
+    if (o->has(OriginFact::MaybeNotTensor))
+      const_cast<Origin *>(o)->set(OriginFact::MaybeNotTensor, false);
 }
 
-bool made_on_cpu(const Origin *o) { return o->kind == OriginKind::Fresh && !o->maybe_not_tensor; }
+bool made_on_cpu(const Origin *o) {
+  return o->kind == OriginKind::Fresh && !o->has(OriginFact::MaybeNotTensor);
+}
 
 bool has_literal(const Value &v) {
   for (const Origin *o : v.origins)

@@ -85,13 +85,14 @@ void drop_numbers_beside_cpu(std::vector<OriginSet> &operands, IsCpu is_cpu) {
   bool beside_cpu = false;
   for (const OriginSet &origins : operands)
     for (const Origin *o : origins)
-      beside_cpu = beside_cpu || (!o->maybe_not_tensor && is_cpu(o));
+      beside_cpu = beside_cpu || (!o->has(OriginFact::MaybeNotTensor) && is_cpu(o));
   if (!beside_cpu)
     return;
   for (OriginSet &origins : operands)
-    origins.erase(std::remove_if(origins.begin(), origins.end(),
-                                 [](const Origin *o) { return o->maybe_not_tensor; }),
-                  origins.end());
+    origins.erase(
+        std::remove_if(origins.begin(), origins.end(),
+                       [](const Origin *o) { return o->has(OriginFact::MaybeNotTensor); }),
+        origins.end());
 }
 inline void drop_numbers_beside_cpu(std::vector<OriginSet> &operands) {
   drop_numbers_beside_cpu(operands, made_on_cpu);

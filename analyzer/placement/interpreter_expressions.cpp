@@ -64,7 +64,7 @@ Value Interpreter::element_of(const Expr *iterable) {
   // (docs/DEVICE_MODEL.md section 3b, `_reorder_cache`).
   for (const Origin *o : v.origins)
     if (o->kind == OriginKind::Skip && frame_->unit &&
-        (o->layer_caches || o->label.substr(0, 4) == "past"))
+        (o->has(OriginFact::LayerCaches) || o->label.substr(0, 4) == "past"))
       return tensor(make_origin(OriginKind::LayerIteration, o->label, iterable->range));
   switch (v.kind) {
   case Value::Kind::Module:
@@ -182,9 +182,9 @@ Value Interpreter::eval(const Expr *e) {
     v.origins = origins_of(body);
     // Outside the comprehension its elements are no longer "this iteration's".
     for (const Origin *&o : v.origins)
-      if (o->kind == OriginKind::LayerIteration && !o->collected) {
+      if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected)) {
         Origin &copy = origins_.emplace_back(*o);
-        copy.collected = true;
+        copy.set(OriginFact::Collected);
         o = &copy;
       }
     return v;
@@ -440,7 +440,7 @@ bool Interpreter::is_argument_object(const Expr *object, const Value &v) const {
   return object->kind == ExprKind::Name && v.has_origins() &&
          std::all_of(v.origins.begin(), v.origins.end(), [&](const Origin *o) {
            return (o->kind == OriginKind::Input || o->kind == OriginKind::Skip) &&
-                  !o->layer_caches && o->label == object->text;
+                  !o->has(OriginFact::LayerCaches) && o->label == object->text;
          });
 }
 
@@ -574,11 +574,11 @@ Value Interpreter::eval_subscript(const Expr *e) {
     site.kind = SiteKind::Indexing;
     site.expr = e;
     site.operation = "indexing";
-    site.operands.push_back({e->operands[0], base.origins, false, false, true});
+    site.operands.push_back({e->operands[0], base.origins, OperandRole::Anchor});
     for (size_t i = 1; i < e->operands.size(); ++i) {
       Value idx = eval(e->operands[i]);
       if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
-        site.operands.push_back({e->operands[i], idx.origins, true});
+        site.operands.push_back({e->operands[i], idx.origins, OperandRole::Index});
     }
     const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     Value out = base;
@@ -643,7 +643,7 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
     site.kind = SiteKind::Arithmetic;
     site.expr = left_expr;
     site.operation = op + "=";
-    site.operands.push_back({left_expr, l.origins, false, false, true});
+    site.operands.push_back({left_expr, l.origins, OperandRole::Anchor});
     site.operands.push_back({right_expr, r.origins});
     reported = emit_statement_site(site);
   }

@@ -39,12 +39,13 @@ void Interpreter::age_iterations(Env &env, const Stmt *loop) {
   std::unordered_map<const Origin *, const Origin *> aged;
   auto age = [&](OriginSet &set) {
     for (const Origin *&o : set) {
-      if (o->kind != OriginKind::LayerIteration || o->earlier_iteration || !within(o, loop))
+      if (o->kind != OriginKind::LayerIteration || o->has(OriginFact::EarlierIteration) ||
+          !within(o, loop))
         continue;
       auto it = aged.find(o);
       if (it == aged.end()) {
         Origin &copy = origins_.emplace_back(*o);
-        copy.earlier_iteration = true;
+        copy.set(OriginFact::EarlierIteration);
         it = aged.emplace(o, &copy).first;
       }
       o = it->second;
@@ -317,14 +318,14 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     site.kind = SiteKind::IndexPut;
     site.expr = target;
     site.operation = "indexed assignment";
-    site.operands.push_back({target->operands[0], base.origins, false, false, true});
+    site.operands.push_back({target->operands[0], base.origins, OperandRole::Anchor});
     if (v.has_origins() && v.kind != Value::Kind::Tuple)
       site.operands.push_back({value_expr, v.origins});
     bool tensor_index = false;
     for (size_t i = 1; i < target->operands.size(); ++i) {
       Value idx = eval(target->operands[i]);
       if (idx.kind == Value::Kind::Tensor && !maybe_number(target->operands[i], idx)) {
-        site.operands.push_back({target->operands[i], idx.origins, true});
+        site.operands.push_back({target->operands[i], idx.origins, OperandRole::Index});
         tensor_index = true;
       }
     }

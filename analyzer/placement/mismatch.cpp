@@ -50,7 +50,7 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
           (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && cpu)))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
-      if (site.operands[i].is_index && cpu)
+      if (site.operands[i].role == OperandRole::Index && cpu)
         continue;
       operands[i].groups.emplace_back(o, std::move(g));
     }
@@ -91,12 +91,13 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   // first operand made by the model's activations (docs/DEVICE_MODEL.md section 4).
   size_t anchor = site.operands.size();
   for (size_t i = 0; i < site.operands.size(); ++i)
-    if (site.operands[i].keeps_device && !operands[i].groups.empty()) {
+    if (site.operands[i].keeps_device() && !operands[i].groups.empty()) {
       anchor = i;
       break;
     }
   for (size_t i = 0; i < site.operands.size() && anchor == site.operands.size(); ++i) {
-    if (operands[i].groups.empty() || site.operands[i].is_target || site.operands[i].is_index)
+    if (operands[i].groups.empty() || site.operands[i].role == OperandRole::Target ||
+        site.operands[i].role == OperandRole::Index)
       continue;
     bool activation = std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
                                   [](const auto &p) { return is_activation(p.first); });
@@ -111,7 +112,8 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       !operands[anchor].groups.empty() &&
       std::all_of(operands[anchor].groups.begin(), operands[anchor].groups.end(), held_state))
     for (size_t i = 0; i < site.operands.size(); ++i)
-      if (i != anchor && site.operands[i].is_index && !operands[i].groups.empty() &&
+      if (i != anchor && site.operands[i].role == OperandRole::Index &&
+          !operands[i].groups.empty() &&
           std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
                       [](const auto &p) { return is_activation(p.first); })) {
         anchor = i;
@@ -120,10 +122,11 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   // A table left on the CPU (`torch.gather(cpu_table, 1, position_ids)`) is moved to the
   // activations, not the activations to the CPU: the result meets them next.
   auto on_cpu = [](const auto &p) { return p.second.kind == DeviceGroup::Kind::Cpu; };
-  if (anchor < site.operands.size() && !site.operands[anchor].keeps_device &&
+  if (anchor < site.operands.size() && !site.operands[anchor].keeps_device() &&
       std::all_of(operands[anchor].groups.begin(), operands[anchor].groups.end(), on_cpu))
     for (size_t i = 0; i < site.operands.size(); ++i)
-      if (i != anchor && !operands[i].groups.empty() && !site.operands[i].is_target &&
+      if (i != anchor && !operands[i].groups.empty() &&
+          site.operands[i].role != OperandRole::Target &&
           std::all_of(operands[i].groups.begin(), operands[i].groups.end(),
                       [](const auto &p) { return is_activation(p.first); })) {
         anchor = i;
@@ -133,14 +136,14 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
   auto held = [](const auto &p) { return p.first->kind == OriginKind::HeldState; };
   if (anchor == site.operands.size())
     for (size_t i = 0; i < site.operands.size(); ++i)
-      if (!operands[i].groups.empty() && !site.operands[i].is_target &&
+      if (!operands[i].groups.empty() && site.operands[i].role != OperandRole::Target &&
           std::none_of(operands[i].groups.begin(), operands[i].groups.end(), held)) {
         anchor = i;
         break;
       }
   if (anchor == site.operands.size())
     for (size_t i = 0; i < site.operands.size(); ++i)
-      if (!operands[i].groups.empty() && !site.operands[i].is_target) {
+      if (!operands[i].groups.empty() && site.operands[i].role != OperandRole::Target) {
         anchor = i;
         break;
       }
@@ -166,7 +169,8 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       bool shared =
           std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
                       [&, &group = group](const auto &p) { return same_device(p.second, group); });
-      if (!shared && overlaps && origin->kind == OriginKind::Fresh && origin->in_helper)
+      if (!shared && overlaps && origin->kind == OriginKind::Fresh &&
+          origin->has(OriginFact::InHelper))
         continue;
       if (!shared) {
         if (!out.moved_origin) {

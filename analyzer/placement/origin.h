@@ -27,19 +27,31 @@ enum class OriginKind : uint8_t {
   RunTimeDevice,
 };
 
+// What is known of an origin besides its kind and label; each fact says the kinds it is set on.
+enum class OriginFact : uint16_t {
+  EarlierIteration = 1u << 0, // LayerIteration: from a previous pass over the loop
+  Collected = 1u << 1,        // LayerIteration: gathered by a comprehension, read after it ran
+  Settled = 1u << 2, // LayerIteration: appended to a list by a later loop, the same every pass
+  MaybeNotTensor = 1u << 3, // Input: an unannotated argument: may be a Python number or object
+  DefaultsToNone = 1u << 4, // Input: an argument whose default is None
+  MayBeNone = 1u << 5,      // Input taken as a tensor that may still be None: no fix may read
+                            // its `.device`
+  InHelper = 1u << 6,       // made inside an inlined helper, on one of its paths
+  LayerCaches = 1u << 7,    // Skip: the caches of every layer, one per layer's device
+  MadeThere = 1u << 8,      // with moved_to: made there (`torch.full(..., device=x.device)`)
+  LayerWeights = 1u << 9,   // Parameter: the weights of a torch layer the code calls
+};
+
 struct Origin {
   OriginKind kind = OriginKind::Input;
-  bool earlier_iteration = false; // LayerIteration from a previous pass over the loop
-  bool maybe_not_tensor = false;  // an unannotated argument: may be a Python number or object
-  bool in_helper = false;         // made inside an inlined helper, on one of its paths
-  bool collected = false;         // LayerIteration gathered by a comprehension, read after it ran
-  bool layer_caches = false;      // Skip: the caches of every layer, one per layer's device
-  bool settled = false; // LayerIteration: appended to a list by a later loop, the same every pass
-  bool defaults_to_none = false; // an argument whose default is None
-  bool made_there = false;       // with moved_to: made there (`torch.full(..., device=x.device)`)
-  bool may_be_none = false;      // an argument taken as a tensor that may still be None: no fix
-                                 // may read its `.device`
-  bool layer_weights = false;    // Parameter: the weights of a torch layer the code calls
+  uint16_t facts = 0; // OriginFact bits
+  bool has(OriginFact fact) const { return (facts & static_cast<uint16_t>(fact)) != 0; }
+  void set(OriginFact fact, bool on = true) {
+    if (on)
+      facts = static_cast<uint16_t>(facts | static_cast<uint16_t>(fact));
+    else
+      facts = static_cast<uint16_t>(facts & ~static_cast<uint16_t>(fact));
+  }
   std::string_view label;
   std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x
   // HeldState on `self`: the method that allocates it for every layer alike, on a device the

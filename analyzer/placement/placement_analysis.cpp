@@ -342,7 +342,7 @@ const Origin *Interpreter::make_origin(OriginKind kind, std::string_view label, 
   o.file = frame_->file;
   o.function = frame_->function;
   o.unit = frame_->unit;
-  o.in_helper = frame_->depth > 0;
+  o.set(OriginFact::InHelper, frame_->depth > 0);
   return &o;
 }
 
@@ -374,10 +374,11 @@ Value Interpreter::input_for(const Parameter &p) {
   bool unknown = frame_->unit == nullptr;
   const Origin *origin =
       make_origin(skipped || unknown ? OriginKind::Skip : OriginKind::Input, p.name, p.range);
-  const_cast<Origin *>(origin)->maybe_not_tensor =
-      p.annotation.find("Tensor") == std::string_view::npos;
-  const_cast<Origin *>(origin)->defaults_to_none =
-      p.default_value && p.default_value->kind == ExprKind::NoneLiteral;
+  const_cast<Origin *>(origin)->set(OriginFact::MaybeNotTensor,
+                                    p.annotation.find("Tensor") == std::string_view::npos);
+  const_cast<Origin *>(origin)->set(OriginFact::DefaultsToNone,
+                                    p.default_value &&
+                                        p.default_value->kind == ExprKind::NoneLiteral);
   Value v = tensor(origin);
   if (p.variadic)
     v.kind = Value::Kind::Tuple;
@@ -413,7 +414,7 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
     // returned, whatever the argument is named: one cache per layer, on that layer's device.
     if (method && fn->name == "_reorder_cache" && i == 1) {
       const Origin *caches = make_origin(OriginKind::Skip, p.name, p.range);
-      const_cast<Origin *>(caches)->layer_caches = true;
+      const_cast<Origin *>(caches)->set(OriginFact::LayerCaches);
       frame.env[p.name] = tensor(caches);
     }
   }

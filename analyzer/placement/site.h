@@ -28,22 +28,37 @@ inline bool combines_operands(SiteKind kind) { return kind != SiteKind::Hardcode
 // Every kind whose operands must share one device.
 std::vector<SiteKind> combining_site_kinds();
 
+// What an operand is to its operation.
+enum class OperandRole : uint8_t {
+  Value,  // a tensor the operation combines
+  Index,  // an index/mask operand: a CPU index is accepted by PyTorch
+  Target, // labels/targets of a loss
+  Anchor, // must keep its device: `x` in `x += y`, `a` in `a[i] = b`
+  // A torch layer called with the other operands (`self.position_embedding(ids)`): an anchor
+  // whose device is its weight's, `<expr>.weight.device`.
+  LayerWeights,
+};
+
+// Why a fix may not simply move the operand with `.to()`.
+enum class MoveLimit : uint8_t {
+  None,
+  // State a kernel of another package may update in place (`selective_state_update(state,
+  // ...)`): a moved copy would leave the holder's tensor unchanged, so no fix moves it.
+  UpdatedInPlace,
+  // A value made on the CPU on one path and, on another, an argument that may be None or no
+  // tensor (`if isinstance(ids, list): ids = torch.LongTensor(ids)`): creating it on the
+  // anchor's device is safe, a `.to()` on the value is not.
+  UnprovenElsewhere,
+};
+
 struct SiteOperand {
   const Expr *expr = nullptr;
   OriginSet origins;
-  bool is_index = false;     // an index/mask operand: a CPU index is accepted by PyTorch
-  bool is_target = false;    // labels/targets of a loss
-  bool keeps_device = false; // must be the anchor: `x` in `x += y`, `a` in `a[i] = b`
-  // State a kernel of another package may update in place (`selective_state_update(state, ...)`):
-  // a moved copy would leave the holder's tensor unchanged, so no fix moves it.
-  bool may_update_in_place = false;
-  // A torch layer called with the other operands (`self.position_embedding(ids)`): its device is
-  // its weight's, `<expr>.weight.device`.
-  bool layer_weights = false;
-  // A value made on the CPU on one path and, on another, an argument that may be None or no
-  // tensor (`if isinstance(ids, list): ids = torch.LongTensor(ids)`): creating it on the anchor's
-  // device is safe, a `.to()` on the value is not.
-  bool unproven_elsewhere = false;
+  OperandRole role = OperandRole::Value;
+  MoveLimit move_limit = MoveLimit::None;
+  bool keeps_device() const {
+    return role == OperandRole::Anchor || role == OperandRole::LayerWeights;
+  }
 };
 
 // An expression in a function of the code (of a class, when `unit` is set): where a finding

@@ -33,14 +33,15 @@ bool Interpreter::probe_meets_model(const Site &site) const {
     return std::find(cpu_probe_->begin(), cpu_probe_->end(), o) != cpu_probe_->end();
   };
   auto on_a_gpu = [](const Origin *o) {
-    return !o->maybe_not_tensor && o->kind != OriginKind::Fresh &&
+    return !o->has(OriginFact::MaybeNotTensor) && o->kind != OriginKind::Fresh &&
            o->kind != OriginKind::PlainTensor && o->kind != OriginKind::Skip &&
            o->kind != OriginKind::LiteralDevice;
   };
   for (size_t i = 0; i < site.operands.size(); ++i) {
     const SiteOperand &cpu = site.operands[i];
     // PyTorch accepts a CPU index for a tensor on any device.
-    if (cpu.is_index || std::none_of(cpu.origins.begin(), cpu.origins.end(), probed))
+    if (cpu.role == OperandRole::Index ||
+        std::none_of(cpu.origins.begin(), cpu.origins.end(), probed))
       continue;
     for (size_t j = 0; j < site.operands.size(); ++j)
       if (j != i &&
@@ -107,7 +108,8 @@ Value Interpreter::loss_site(const Expr *call, const Args &args, std::string nam
     const Value &v = args.positional[i];
     if (v.kind == Value::Kind::Tensor) {
       SiteOperand op{call->operands[i + 1], v.origins};
-      op.is_target = taken == 1;
+      if (taken == 1)
+        op.role = OperandRole::Target;
       site.operands.push_back(op);
       ++taken;
     }
@@ -119,7 +121,8 @@ Value Interpreter::loss_site(const Expr *call, const Args &args, std::string nam
       if (name_ == k.name && v.kind == Value::Kind::Tensor &&
           (k.name == "input" || k.name == "target" || k.name == "labels" || k.name == "logits")) {
         SiteOperand op{k.value, v.origins};
-        op.is_target = k.name == "target" || k.name == "labels";
+        if (k.name == "target" || k.name == "labels")
+          op.role = OperandRole::Target;
         site.operands.push_back(op);
         ++taken;
       }
@@ -143,7 +146,7 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
   site.operation = std::move(name);
   if (receiver && receiver->kind == Value::Kind::Tensor)
     site.operands.push_back(
-        {call->operands[0]->operands[0], receiver->origins, false, false, true});
+        {call->operands[0]->operands[0], receiver->origins, OperandRole::Anchor});
   // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
   OriginSet listed; // tensors passed in a list: `torch.einsum(eq, [a, b])`, `index_put_({i}, v)`
   for (size_t i = 0; i < args.positional.size(); ++i) {
@@ -194,7 +197,7 @@ void Interpreter::placed_child_call(const Expr *call, const ChildDecl &child, co
   SiteOperand anchor{
       child_expr,
       {make_origin(OriginKind::LiteralDevice, intern(child.placed_device), child_expr->range)}};
-  anchor.keeps_device = true;
+  anchor.role = OperandRole::Anchor;
   site.operands.push_back(anchor);
   for (size_t i = 0; i < args.positional.size() && i + 1 < call->operands.size(); ++i)
     if (args.positional[i].has_origins())
@@ -226,7 +229,7 @@ Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, c
   site.expr = call;
   site.operation = call_spelling(call, model_expr);
   SiteOperand anchor{model_expr, model.origins};
-  anchor.keeps_device = true;
+  anchor.role = OperandRole::Anchor;
   site.operands.push_back(anchor);
   // Where code is placed explicitly (LibTorch), a tensor made on the CPU is placed too.
   bool explicit_placement = frame_->file && frame_->file->explicit_placement;

@@ -785,7 +785,8 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
       return {};
     return child_group(origin.label, unit, false);
   case OriginKind::LayerIteration:
-    return {DeviceGroup::Kind::Iteration, std::string(origin.label), origin.earlier_iteration};
+    return {DeviceGroup::Kind::Iteration, std::string(origin.label),
+            origin.has(OriginFact::EarlierIteration)};
   default:
     return {DeviceGroup::Kind::Unit, "", false};
   }

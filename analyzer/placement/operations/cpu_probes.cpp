@@ -43,16 +43,18 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
           made_here.push_back(o);
         else
           else_as_given = else_as_given && o->kind == OriginKind::Input && o->moved_to.empty() &&
-                          !o->made_there;
-        unproven = unproven || (!made_on_cpu(o) && (o->maybe_not_tensor || o->defaults_to_none));
+                          !o->has(OriginFact::MadeThere);
+        unproven = unproven || (!made_on_cpu(o) && (o->has(OriginFact::MaybeNotTensor) ||
+                                                    o->has(OriginFact::DefaultsToNone)));
       }
     if (!made_here.empty() && else_as_given) {
       add_origins(cpu, made_here);
       handed.push_back({e, made_here});
-      handed.back().unproven_elsewhere = unproven;
+      if (unproven)
+        handed.back().move_limit = MoveLimit::UnprovenElsewhere;
     } else if (!anchor_expr && v.kind == Value::Kind::Tensor && v.has_origins() &&
                std::none_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
-                 return o->maybe_not_tensor || o->defaults_to_none ||
+                 return o->has(OriginFact::MaybeNotTensor) || o->has(OriginFact::DefaultsToNone) ||
                         o->kind == OriginKind::Fresh || o->kind == OriginKind::PlainTensor;
                })) {
       anchor_expr = e;
@@ -79,7 +81,7 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
   site.operation = std::move(operation);
   site.handed_use = cpu_probe_use_;
   SiteOperand anchor{anchor_expr, anchor_origins};
-  anchor.keeps_device = true;
+  anchor.role = OperandRole::Anchor;
   site.operands.push_back(anchor);
   for (SiteOperand &operand : handed)
     site.operands.push_back(std::move(operand));
@@ -124,10 +126,9 @@ void Interpreter::check_cpu_input_of_layer(const Value &callee, const Expr *call
   site.operation = std::string(frame_->file->source->slice(layer->range)) + "(...)";
   const Origin *weight_origin = make_origin(
       OriginKind::Parameter, intern(std::string(callee.path) + ".weight"), layer->range);
-  const_cast<Origin *>(weight_origin)->layer_weights = true;
+  const_cast<Origin *>(weight_origin)->set(OriginFact::LayerWeights);
   SiteOperand weights{layer, {weight_origin}};
-  weights.keeps_device = true;
-  weights.layer_weights = true;
+  weights.role = OperandRole::LayerWeights;
   site.operands.push_back(weights);
   site.operands.push_back({call->operands[1], args.positional[0].origins});
   emit(site);

@@ -26,7 +26,7 @@ Value Interpreter::placed_by(Value v, const Expr *device_expr, const Expr *at, b
       continue;
     Origin &placed = origins_.emplace_back(*o);
     placed.moved_to = target;
-    placed.made_there = made;
+    placed.set(OriginFact::MadeThere, made);
     placed.moved_at = at->range;
     o = &placed;
   }

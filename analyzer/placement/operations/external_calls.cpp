@@ -96,12 +96,12 @@ Value Interpreter::kernel_call(const Expr *call, const Args &args) {
     // `rearrange(x, "b l d -> b d l", l=seqlen)`: an unannotated argument may be a number.
     if (v.kind != Value::Kind::Tensor || !v.has_origins() ||
         std::all_of(v.origins.begin(), v.origins.end(),
-                    [](const Origin *o) { return o->maybe_not_tensor; }))
+                    [](const Origin *o) { return o->has(OriginFact::MaybeNotTensor); }))
       return;
     SiteOperand operand{expr, v.origins};
-    operand.may_update_in_place =
-        std::any_of(v.origins.begin(), v.origins.end(),
-                    [](const Origin *o) { return o->kind == OriginKind::HeldState; });
+    if (std::any_of(v.origins.begin(), v.origins.end(),
+                    [](const Origin *o) { return o->kind == OriginKind::HeldState; }))
+      operand.move_limit = MoveLimit::UpdatedInPlace;
     site.operands.push_back(operand);
   };
   for (size_t i = 0; i < args.positional.size(); ++i)

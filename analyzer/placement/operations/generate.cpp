@@ -18,7 +18,7 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
     OriginSet out;
     if (v.kind == Value::Kind::Tensor)
       for (const Origin *o : v.origins)
-        if (o->kind == OriginKind::Fresh && !o->maybe_not_tensor)
+        if (o->kind == OriginKind::Fresh && !o->has(OriginFact::MaybeNotTensor))
           out.push_back(o);
     return out;
   };
@@ -30,10 +30,10 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
       for (const Origin *o : v.origins) {
         if (o->kind == OriginKind::Fresh)
           continue;
-        if (o->maybe_not_tensor || o->defaults_to_none) {
+        if (o->has(OriginFact::MaybeNotTensor) || o->has(OriginFact::DefaultsToNone)) {
           Origin &tensor_input = origins_.emplace_back(*o);
-          tensor_input.maybe_not_tensor = false;
-          tensor_input.may_be_none = true;
+          tensor_input.set(OriginFact::MaybeNotTensor, false);
+          tensor_input.set(OriginFact::MayBeNone);
           o = &tensor_input;
         }
         out.push_back(o);
@@ -53,16 +53,17 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
     if (site.operands.empty() && fresh_only(v).empty())
       if (OriginSet main = placed(v); !main.empty()) {
         SiteOperand anchor{expr, main};
-        anchor.keeps_device = true;
+        anchor.role = OperandRole::Anchor;
         site.operands.push_back(anchor);
         return;
       }
     if (OriginSet cpu = fresh_only(v); !cpu.empty()) {
       fresh.push_back({expr, cpu});
-      fresh.back().unproven_elsewhere =
-          std::any_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
-            return o->kind != OriginKind::Fresh && (o->maybe_not_tensor || o->defaults_to_none);
-          });
+      if (std::any_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+            return o->kind != OriginKind::Fresh &&
+                   (o->has(OriginFact::MaybeNotTensor) || o->has(OriginFact::DefaultsToNone));
+          }))
+        fresh.back().move_limit = MoveLimit::UnprovenElsewhere;
     }
   };
   for (size_t i = 0; i < args.positional.size(); ++i)
@@ -95,7 +96,7 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
   // surely there (`encoder_hidden_states=image_embeds`).
   auto may_be_none = [](const OriginSet &origins) {
     return std::any_of(origins.begin(), origins.end(),
-                       [](const Origin *o) { return o->may_be_none; });
+                       [](const Origin *o) { return o->has(OriginFact::MayBeNone); });
   };
   if (may_be_none(site.operands[0].origins))
     for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k) {

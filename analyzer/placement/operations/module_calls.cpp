@@ -36,7 +36,7 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     // One element picked before the loop that calls it: the same module every pass.
     if (running_loop() && picked_before_running_loop(callee.picked_in_loop)) {
       element->loop = nullptr;
-      element->settled = true;
+      element->set(OriginFact::Settled);
     } else if (callee.picked_in_loop) {
       element->loop = callee.picked_in_loop;
     }

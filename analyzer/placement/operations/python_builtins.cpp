@@ -106,10 +106,11 @@ void Interpreter::append_to_list(std::string_view name, const Value &added) {
     return false;
   };
   for (const Origin *&o : appended)
-    if (o->kind == OriginKind::LayerIteration && !o->settled && o->loop && !loops_.empty() &&
-        std::find(loops_.begin(), loops_.end(), o->loop) == loops_.end() && !per_pass(o)) {
+    if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Settled) && o->loop &&
+        !loops_.empty() && std::find(loops_.begin(), loops_.end(), o->loop) == loops_.end() &&
+        !per_pass(o)) {
       Origin &copy = origins_.emplace_back(*o);
-      copy.settled = true;
+      copy.set(OriginFact::Settled);
       o = &copy;
     }
   add_origins(updated.origins, appended);

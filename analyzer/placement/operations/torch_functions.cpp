@@ -15,10 +15,10 @@ namespace devlint {
 
 // The same ModuleList output from this pass or from an earlier one.
 const Origin *Interpreter::iteration_version(const Origin *o, bool earlier) {
-  if (o->earlier_iteration == earlier)
+  if (o->has(OriginFact::EarlierIteration) == earlier)
     return o;
   Origin &copy = origins_.emplace_back(*o);
-  copy.earlier_iteration = earlier;
+  copy.set(OriginFact::EarlierIteration, earlier);
   return &copy;
 }
 
@@ -34,7 +34,8 @@ Value Interpreter::weighted_site(const Expr *call, const Args &args, const std::
     if (v.kind != Value::Kind::Tensor || !v.has_origins())
       return;
     SiteOperand operand{expr, v.origins};
-    operand.keeps_device = weight;
+    if (weight)
+      operand.role = OperandRole::Anchor;
     site.operands.push_back(operand);
   };
   // `F.linear(x, self.weight, self.bias)`: the bias is the weight's module's own parameter and
@@ -92,7 +93,8 @@ Value Interpreter::concat_site(const Expr *call, const Args &args, const std::st
     // same way, so origins that are alternatives of one path (passed in or computed) sit
     // together. Only elements made by different members of a ModuleList may differ.
     for (const Origin *o : origins_of(*list_value))
-      if (o->kind == OriginKind::LayerIteration && !o->settled && !starts_with(o->label, "past")) {
+      if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Settled) &&
+          !starts_with(o->label, "past")) {
         site.operands.push_back({list, OriginSet{iteration_version(o, false)}});
         site.operands.push_back({list, OriginSet{iteration_version(o, true)}});
         break;
