@@ -43,6 +43,11 @@ Move the labels to the logits, as transformers does:
   Finding report(const SiteContext &context) const override {
     return combines_finding(*this, context, kMayDiffer);
   }
+  std::string why(const SiteContext &context) const override {
+    if (context.facts.may_split && context.facts.on_first_chain)
+      return "user inputs such as labels are moved to the first GPU, the head sits on the last";
+    return SiteRule::why(context);
+  }
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 // lists them in precedence order: the first enabled rule that claims a site reports it.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,10 @@ public:
   virtual bool claims(const SiteContext &) const { return true; }
   // The finding for a site this rule claimed: its message, origins and fix.
   virtual Finding report(const SiteContext &) const = 0;
+  // Why the site fails, in one sentence (`Finding::why`). The default (site_finding.cpp) explains
+  // by what made the operands and whether accelerate may split the running class; a rule with a
+  // reason of its own says it.
+  virtual std::string why(const SiteContext &context) const;
 
   bool listens_to(SiteKind kind) const;
 };

@@ -143,10 +143,99 @@ Finding combines_finding(const Rule &rule, const SiteContext &context, std::stri
   return f;
 }
 
+namespace {
+
+// At most this many names are quoted; a finding must not repeat a list of thousands.
+constexpr size_t kListedNamesShown = 8;
+
+// "_no_split_modules = ['GLMBlock'] (from this package)"
+std::string no_split_text(const ModuleClass &cls) {
+  std::string out = "_no_split_modules = [";
+  const auto &listed = cls.scope->no_split_modules;
+  for (size_t i = 0; i < listed.size() && i < kListedNamesShown; ++i) {
+    if (i)
+      out += ", ";
+    out += "'" + listed[i] + "'";
+  }
+  if (listed.size() > kListedNamesShown)
+    out += ", ... (" + std::to_string(listed.size()) + " names)";
+  out += "]";
+  // Say where the list came from: the package, a base's source found on a search path, the
+  // built-in transformers summary, the settings.
+  std::vector<std::string> sources;
+  if (cls.scope->declared_in_package)
+    sources.push_back("this package");
+  if (!cls.scope->external_source.empty())
+    sources.push_back(cls.scope->external_source);
+  if (cls.scope->extended_by_settings)
+    sources.push_back("the no-split-modules setting");
+  for (size_t i = 0; i < sources.size(); ++i)
+    out += (i ? "; " : " (from ") + sources[i];
+  if (!sources.empty())
+    out += ")";
+  return out;
+}
+
+// Why accelerate may split the running class, or keeps it whole, in one sentence.
+std::string split_reason_text(const UnitFacts &facts, const ModuleClass *unit) {
+  if (!unit)
+    return "";
+  const std::string name(unit->name);
+  switch (facts.split_reason) {
+  case SplitReason::NoListInModel: // only reached with --hand-made-maps
+    return "no PreTrainedModel of this model declares _no_split_modules, so a hand-written "
+           "device map may split " +
+           name + " and place its submodules and parameters on different devices";
+  case SplitReason::NotListed:
+    return name + " is not in " + no_split_text(*unit) +
+           ", so accelerate may split it and place its submodules and parameters on different "
+           "devices";
+  case SplitReason::Listed:
+    return name + " is in " + no_split_text(*unit);
+  case SplitReason::None:
+    break;
+  }
+  return "";
+}
+
+} // namespace
+
+// The default explanation: by what made the operands (state allocated for every layer, a cache
+// object, a layer's weights, a tensor handed to a submodule) and, for the model's activations, by
+// whether accelerate may split the running class.
+std::string SiteRule::why(const SiteContext &context) const {
+  const Site &site = context.site;
+  const Mismatch &m = context.mismatch;
+  if (site.handed_use.expr)
+    return "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
+           "the CPU, as it was made, and uses it with the model's tensors";
+  if (m.anchor_origin->has(OriginFact::LayerWeights) ||
+      m.moved_origin->has(OriginFact::LayerWeights))
+    return "on one GPU no hook moves a layer's input: it meets the layer's weights on the CPU, "
+           "as it was made";
+  const Origin *setup = !m.moved_origin->allocated_by.empty()    ? m.moved_origin
+                        : !m.anchor_origin->allocated_by.empty() ? m.anchor_origin
+                                                                 : nullptr;
+  if (setup)
+    return "`" + std::string(setup->allocated_by) +
+           "` allocates this state alike for every layer, on one device the layer does not "
+           "choose; dispatch moves parameters and buffers, not tensors stored on a module "
+           "afterwards, so a layer on another device reads it there";
+  if (m.moved_origin->kind == OriginKind::HeldState ||
+      m.anchor_origin->kind == OriginKind::HeldState)
+    return "a state object (a cache) is built once, with its tensors on one device, and handed "
+           "to every layer; hooks move tensor arguments, not the tensors an object holds, so a "
+           "layer on another device reads them where they were allocated";
+  // The placement story only explains activations: a CPU tensor fails on any map.
+  const bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
+                              m.moved_origin->kind == OriginKind::PlainTensor ||
+                              m.anchor_origin->kind == OriginKind::Fresh;
+  return state_or_fresh ? "" : split_reason_text(context.facts, site.unit);
+}
+
 Finding site_finding(const Rule &rule, const SiteContext &context, std::string message) {
   const Site &site = context.site;
   const Mismatch &m = context.mismatch;
-  const UnitFacts &facts = context.facts;
   const SourceFile &file = *site.file->source;
   Finding f;
   f.code = std::string(rule.info().code);
@@ -156,35 +245,8 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   const Expr *anchor_expr = site.operands[m.anchor].expr;
   const Expr *moved_expr = site.operands[m.moved.front()].expr;
   f.message = std::move(message);
-  // The placement story only explains activations: a CPU tensor fails on any map.
-  bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
-                        m.moved_origin->kind == OriginKind::PlainTensor ||
-                        m.anchor_origin->kind == OriginKind::Fresh;
-  bool held = m.moved_origin->kind == OriginKind::HeldState ||
-              m.anchor_origin->kind == OriginKind::HeldState;
-  const Origin *setup = !m.moved_origin->allocated_by.empty()    ? m.moved_origin
-                        : !m.anchor_origin->allocated_by.empty() ? m.anchor_origin
-                                                                 : nullptr;
-  if (setup)
-    f.why = "`" + std::string(setup->allocated_by) +
-            "` allocates this state alike for every layer, on one device the layer does not "
-            "choose; dispatch moves parameters and buffers, not tensors stored on a module "
-            "afterwards, so a layer on another device reads it there";
-  else if (held)
-    f.why = "a state object (a cache) is built once, with its tensors on one device, and handed "
-            "to every layer; hooks move tensor arguments, not the tensors an object holds, so "
-            "a layer on another device reads them where they were allocated";
-  else if (!state_or_fresh && !facts.why.empty())
-    f.why = facts.why;
-  if (m.anchor_origin->has(OriginFact::LayerWeights) ||
-      m.moved_origin->has(OriginFact::LayerWeights))
-    f.why = "on one GPU no hook moves a layer's input: it meets the layer's weights on the CPU, "
-            "as it was made";
-  if (site.handed_use.expr)
-    f.why = "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
-            "the CPU, as it was made, and uses it with the model's tensors";
-  if (site.kind == SiteKind::Loss && facts.may_split && facts.on_first_chain)
-    f.why = "user inputs such as labels are moved to the first GPU, the head sits on the last";
+  if (const SiteRule *site_rule = rule.site_rule())
+    f.why = site_rule->why(context);
   auto related = [&](const Origin *o, std::string role) {
     RelatedLocation r;
     r.path = o->file ? o->file->source->display_path : file.display_path;

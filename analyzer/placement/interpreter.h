@@ -213,6 +213,7 @@ private:
   // CPU, not under a device map.
   static bool is_tracing_guard(const Expr *e);
   void exec_if(const Stmt *s);
+  void exec_try(const Stmt *s);
   void exec_loop(const Stmt *s);
   bool over_budget() const;
   // Branches, loops, try and comprehensions copy and join the environment, which costs its size:
@@ -230,7 +231,9 @@ private:
 
   // ---- expressions (interpreter_expressions.cpp) ----
   Value element_of(const Expr *iterable);
+  std::optional<Value> module_dict_element(const Expr *iterable);
   Value eval(const Expr *e);
+  Value eval_comprehension(const Expr *e);
   std::string_view self_key(const Expr *e);
   Value module_value(std::string_view path, const ChildDecl *child);
   bool is_argument_object(const Expr *object, const Value &v) const;

@@ -11,6 +11,32 @@
 
 namespace devlint {
 
+// `for name, layer in self.layers.items()`: names and members of a ModuleDict.
+std::optional<Value> Interpreter::module_dict_element(const Expr *iterable) {
+  if (!iterable || iterable->kind != ExprKind::Call ||
+      iterable->operands[0]->kind != ExprKind::Attribute || iterable->operands.size() != 1)
+    return std::nullopt;
+  std::string_view method = iterable->operands[0]->text;
+  if (method != "items" && method != "values" && method != "keys")
+    return std::nullopt;
+  Value owner = eval(iterable->operands[0]->operands[0]);
+  if (owner.kind != Value::Kind::Module || !owner.child ||
+      (owner.child->kind == ChildKind::Single && !owner.child->is_container))
+    return std::nullopt;
+  Value item;
+  item.kind = Value::Kind::ModuleItem;
+  item.picked_in_loop = picking_loop();
+  item.path = owner.path;
+  if (method == "keys")
+    return Value::neutral();
+  if (method == "values")
+    return item;
+  Value pair;
+  pair.kind = Value::Kind::Tuple;
+  pair.elements = std::make_shared<std::vector<Value>>(std::vector<Value>{Value::neutral(), item});
+  return pair;
+}
+
 Value Interpreter::element_of(const Expr *iterable) {
   if (iterable && iterable->kind == ExprKind::Call &&
       iterable->operands[0]->kind == ExprKind::Name) {
@@ -35,30 +61,8 @@ Value Interpreter::element_of(const Expr *iterable) {
     if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
       return element_of(iterable->operands[1]);
   }
-  // `for name, layer in self.layers.items()`: names and members of a ModuleDict.
-  if (iterable && iterable->kind == ExprKind::Call &&
-      iterable->operands[0]->kind == ExprKind::Attribute && iterable->operands.size() == 1) {
-    std::string_view method = iterable->operands[0]->text;
-    if (method == "items" || method == "values" || method == "keys") {
-      Value owner = eval(iterable->operands[0]->operands[0]);
-      if (owner.kind == Value::Kind::Module && owner.child &&
-          (owner.child->kind != ChildKind::Single || owner.child->is_container)) {
-        Value item;
-        item.kind = Value::Kind::ModuleItem;
-        item.picked_in_loop = picking_loop();
-        item.path = owner.path;
-        if (method == "keys")
-          return Value::neutral();
-        if (method == "values")
-          return item;
-        Value pair;
-        pair.kind = Value::Kind::Tuple;
-        pair.elements =
-            std::make_shared<std::vector<Value>>(std::vector<Value>{Value::neutral(), item});
-        return pair;
-      }
-    }
-  }
+  if (std::optional<Value> item = module_dict_element(iterable))
+    return *item;
   Value v = eval(iterable);
   // `for layer_past in past_key_values`: each layer's cache sits on that layer's device
   // (docs/DEVICE_MODEL.md section 3b, `_reorder_cache`).
@@ -92,6 +96,33 @@ Value Interpreter::element_of(const Expr *iterable) {
   default:
     return Value::neutral();
   }
+}
+
+// `[f(x) for x in xs]`: a list whose elements are the body's value on each pass.
+Value Interpreter::eval_comprehension(const Expr *e) {
+  Conditional conditional(frame_); // parts of it run only sometimes
+  Value element = element_of(e->operands[1]);
+  Value body;
+  if (environment_too_large()) { // see kMaxJoinedEnvironment
+    assign(e->operands[2], element, nullptr);
+    body = eval(e->operands[0]);
+  } else {
+    Env saved = frame_->env;
+    assign(e->operands[2], element, nullptr);
+    body = eval(e->operands[0]);
+    frame_->env = std::move(saved);
+  }
+  Value v;
+  v.kind = Value::Kind::Tuple;
+  v.origins = origins_of(body);
+  // Outside the comprehension its elements are no longer "this iteration's".
+  for (const Origin *&o : v.origins)
+    if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected)) {
+      Origin &copy = origins_.emplace_back(*o);
+      copy.set(OriginFact::Collected);
+      o = &copy;
+    }
+  return v;
 }
 
 Value Interpreter::eval(const Expr *e) {
@@ -164,31 +195,8 @@ Value Interpreter::eval(const Expr *e) {
   }
   case ExprKind::Starred:
     return eval(e->operands[0]);
-  case ExprKind::Comprehension: {
-    Conditional conditional(frame_); // parts of it run only sometimes
-    Value element = element_of(e->operands[1]);
-    Value body;
-    if (environment_too_large()) { // see kMaxJoinedEnvironment
-      assign(e->operands[2], element, nullptr);
-      body = eval(e->operands[0]);
-    } else {
-      Env saved = frame_->env;
-      assign(e->operands[2], element, nullptr);
-      body = eval(e->operands[0]);
-      frame_->env = std::move(saved);
-    }
-    Value v;
-    v.kind = Value::Kind::Tuple;
-    v.origins = origins_of(body);
-    // Outside the comprehension its elements are no longer "this iteration's".
-    for (const Origin *&o : v.origins)
-      if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected)) {
-        Origin &copy = origins_.emplace_back(*o);
-        copy.set(OriginFact::Collected);
-        o = &copy;
-      }
-    return v;
-  }
+  case ExprKind::Comprehension:
+    return eval_comprehension(e);
   default:
     return Value::neutral();
   }

@@ -64,6 +64,35 @@ void Interpreter::age_iterations(Env &env, const Stmt *loop) {
     visit(v);
 }
 
+void Interpreter::exec_try(const Stmt *s) {
+  // The rest of a try body may not run; handlers run only sometimes.
+  Conditional conditional(frame_);
+  if (environment_too_large()) {
+    exec_block(s->body);
+    for (const auto &handler : s->handlers)
+      exec_block(handler);
+    frame_->terminated = false;
+    exec_block(s->orelse);
+    exec_block(s->finalbody);
+    return;
+  }
+  Env before = frame_->env;
+  exec_block(s->body);
+  bool body_terminated = frame_->terminated;
+  Env merged = frame_->env;
+  for (const auto &handler : s->handlers) {
+    frame_->env = join_env(before, merged);
+    frame_->terminated = false;
+    exec_block(handler);
+    if (!frame_->terminated)
+      merged = join_env(merged, frame_->env);
+  }
+  frame_->env = merged;
+  frame_->terminated = body_terminated && !s->handlers.empty() ? false : body_terminated;
+  exec_block(s->orelse);
+  exec_block(s->finalbody);
+}
+
 void Interpreter::exec(const Stmt *s) {
   ++statements_run_;
   const Stmt *saved_statement = frame_->statement;
@@ -104,35 +133,9 @@ void Interpreter::exec(const Stmt *s) {
       assign(t, Value::neutral(), nullptr);
     exec_block(s->body);
     break;
-  case StmtKind::Try: {
-    // The rest of a try body may not run; handlers run only sometimes.
-    Conditional conditional(frame_);
-    if (environment_too_large()) {
-      exec_block(s->body);
-      for (const auto &handler : s->handlers)
-        exec_block(handler);
-      frame_->terminated = false;
-      exec_block(s->orelse);
-      exec_block(s->finalbody);
-      break;
-    }
-    Env before = frame_->env;
-    exec_block(s->body);
-    bool body_terminated = frame_->terminated;
-    Env merged = frame_->env;
-    for (const auto &handler : s->handlers) {
-      frame_->env = join_env(before, merged);
-      frame_->terminated = false;
-      exec_block(handler);
-      if (!frame_->terminated)
-        merged = join_env(merged, frame_->env);
-    }
-    frame_->env = merged;
-    frame_->terminated = body_terminated && !s->handlers.empty() ? false : body_terminated;
-    exec_block(s->orelse);
-    exec_block(s->finalbody);
+  case StmtKind::Try:
+    exec_try(s);
     break;
-  }
   case StmtKind::Return:
     if (s->value) {
       Value v = eval(s->value);

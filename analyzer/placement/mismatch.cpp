@@ -21,12 +21,53 @@ std::vector<SiteKind> combining_site_kinds() {
           SiteKind::Indexing, SiteKind::IndexPut,   SiteKind::ModelCall};
 }
 
-bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &out) {
-  struct Grouped {
-    std::vector<std::pair<const Origin *, DeviceGroup>> groups;
+namespace {
+
+// One operand's origins with the device group each sits in; origins in no group (anywhere, or a
+// literal device where it does not count) are left out.
+struct Grouped {
+  std::vector<std::pair<const Origin *, DeviceGroup>> groups;
+};
+
+// Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed it
+// on: a literal device may be that one. A device chosen at run time may be any device but the CPU
+// it differs from (the code chose it to use a GPU), or another device value.
+bool same_device(const DeviceGroup &a, const DeviceGroup &b, bool explicit_placement) {
+  using Kind = DeviceGroup::Kind;
+  auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
+    return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu &&
+           other.kind != Kind::RunTime;
   };
+  return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
+                                           (b.kind == Kind::Unit && a.kind == Kind::Literal) ||
+                                           run_time_may_be(a, b) || run_time_may_be(b, a)));
+}
+
+// A value that may be a Python number, next to a CPU tensor, is taken to be one.
+void drop_numbers(std::vector<Grouped> &operands) {
+  std::vector<OriginSet> kept(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i)
+    for (const auto &p : operands[i].groups)
+      kept[i].push_back(p.first);
+  drop_numbers_beside_cpu(kept, [&operands](const Origin *o) {
+    return std::any_of(operands.begin(), operands.end(), [o](const Grouped &g) {
+      return std::any_of(g.groups.begin(), g.groups.end(), [o](const auto &p) {
+        return p.first == o && p.second.kind == DeviceGroup::Kind::Cpu;
+      });
+    });
+  });
+  for (size_t i = 0; i < operands.size(); ++i)
+    operands[i].groups.erase(std::remove_if(operands[i].groups.begin(), operands[i].groups.end(),
+                                            [&kept = kept[i]](const auto &p) {
+                                              return std::find(kept.begin(), kept.end(), p.first) ==
+                                                     kept.end();
+                                            }),
+                             operands[i].groups.end());
+}
+
+std::vector<Grouped> group_operands(const Site &site, const PlacementModel &placement) {
+  const bool explicit_placement = site.file && site.file->explicit_placement;
   std::vector<Grouped> operands(site.operands.size());
-  bool explicit_placement = site.file && site.file->explicit_placement;
   // `_apply_relative_embeddings` starts with `self.linear_pos(...)`, which is built only where
   // the class is kept whole: the rest of that method runs only there, on the class's one device.
   bool only_where_whole = site.unit && site.members_read &&
@@ -55,40 +96,14 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       operands[i].groups.emplace_back(o, std::move(g));
     }
   }
-  // Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed
-  // it on: a literal device may be that one. A device chosen at run time may be any device but
-  // the CPU it differs from (the code chose it to use a GPU), or another device value.
-  auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
-    using Kind = DeviceGroup::Kind;
-    auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
-      return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu &&
-             other.kind != Kind::RunTime;
-    };
-    return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
-                                             (b.kind == Kind::Unit && a.kind == Kind::Literal) ||
-                                             run_time_may_be(a, b) || run_time_may_be(b, a)));
-  };
-  // A value that may be a Python number, next to a CPU tensor, is taken to be one.
-  std::vector<OriginSet> kept(operands.size());
-  for (size_t i = 0; i < operands.size(); ++i)
-    for (const auto &p : operands[i].groups)
-      kept[i].push_back(p.first);
-  drop_numbers_beside_cpu(kept, [&operands](const Origin *o) {
-    return std::any_of(operands.begin(), operands.end(), [o](const Grouped &g) {
-      return std::any_of(g.groups.begin(), g.groups.end(), [o](const auto &p) {
-        return p.first == o && p.second.kind == DeviceGroup::Kind::Cpu;
-      });
-    });
-  });
-  for (size_t i = 0; i < operands.size(); ++i)
-    operands[i].groups.erase(std::remove_if(operands[i].groups.begin(), operands[i].groups.end(),
-                                            [&kept = kept[i]](const auto &p) {
-                                              return std::find(kept.begin(), kept.end(), p.first) ==
-                                                     kept.end();
-                                            }),
-                             operands[i].groups.end());
-  // The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the
-  // first operand made by the model's activations (docs/DEVICE_MODEL.md section 4).
+  drop_numbers(operands);
+  return operands;
+}
+
+// The anchor keeps its device: logits for a loss, the indexed tensor for indexing, else the first
+// operand made by the model's activations (docs/DEVICE_MODEL.md section 4). Returns
+// `site.operands.size()` when no operand can anchor.
+size_t choose_anchor(const Site &site, const std::vector<Grouped> &operands) {
   size_t anchor = site.operands.size();
   for (size_t i = 0; i < site.operands.size(); ++i)
     if (site.operands[i].keeps_device() && !operands[i].groups.empty()) {
@@ -147,10 +162,16 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
         anchor = i;
         break;
       }
-  if (anchor == site.operands.size())
-    return false;
-  out.anchor = anchor;
-  out.anchor_origin = operands[anchor].groups.front().first;
+  return anchor;
+}
+
+// The operands that may sit on another device than the anchor, and the origins that say so.
+void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t anchor,
+                Mismatch &out) {
+  const bool explicit_placement = site.file && site.file->explicit_placement;
+  auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
+    return devlint::same_device(a, b, explicit_placement);
+  };
   for (size_t i = 0; i < site.operands.size(); ++i) {
     if (i == anchor)
       continue;
@@ -210,6 +231,18 @@ bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &
       break;
     }
   }
+}
+
+} // namespace
+
+bool find_mismatch(const Site &site, const PlacementModel &placement, Mismatch &out) {
+  std::vector<Grouped> operands = group_operands(site, placement);
+  size_t anchor = choose_anchor(site, operands);
+  if (anchor == site.operands.size())
+    return false;
+  out.anchor = anchor;
+  out.anchor_origin = operands[anchor].groups.front().first;
+  find_moved(site, operands, anchor, out);
   return !out.moved.empty();
 }
 

@@ -186,10 +186,21 @@ private:
 // calls as `self.encoding(dims, device=d)`): its origins come from the call sites. Only for
 // classes whose every use the package shows: a child held in plain attributes, never a root
 // model, a base class, an element of a list, a factory's product nor a child that escapes.
-void Interpreter::find_unpassed_arguments() {
+namespace {
+
+// Module classes the package builds as single children, with the attributes that hold them, and
+// the classes whose calls cannot all be seen (bases, list elements, classes in a dict of classes,
+// explicit placement).
+struct ChildClasses {
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> child_names;
   std::unordered_set<const ModuleClass *> excluded;
-  for (const auto &cls : pkg_.classes) {
+};
+
+ChildClasses single_child_classes(const Package &pkg) {
+  ChildClasses out;
+  auto &child_names = out.child_names;
+  auto &excluded = out.excluded;
+  for (const auto &cls : pkg.classes) {
     if (cls->file && cls->file->explicit_placement)
       excluded.insert(cls.get());
     for (const ModuleClass *base : cls->bases)
@@ -203,10 +214,19 @@ void Interpreter::find_unpassed_arguments() {
         child_names[child.resolved].push_back(child.name);
     }
   }
-  for (const auto &[dict, classes] : pkg_.class_dicts)
+  for (const auto &[dict, classes] : pkg.class_dicts)
     for (std::string_view name : classes)
-      if (const ModuleClass *c = pkg_.find_class(name))
+      if (const ModuleClass *c = pkg.find_class(name))
         excluded.insert(c);
+  return out;
+}
+
+} // namespace
+
+void Interpreter::find_unpassed_arguments() {
+  ChildClasses classes = single_child_classes(pkg_);
+  const auto &child_names = classes.child_names;
+  const auto &excluded = classes.excluded;
   std::unordered_set<std::string_view> names;
   std::unordered_map<std::string_view, size_t> class_mentions;
   for (const auto &[cls, attrs] : child_names) {

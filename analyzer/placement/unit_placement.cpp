@@ -133,19 +133,12 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     bool no_split_listed = c->scope->lists_no_split(c->name);
     f.may_split = c->scope->supports_device_map && has_children && !never_split_context(c, 0);
     f.on_first_chain = first_chain(c, 0);
-    if (f.may_split && c->scope->refuses_string_maps) {
-      // Only reached with --hand-made-maps.
-      f.why = "no PreTrainedModel of this model declares _no_split_modules, so a hand-written "
-              "device map may split " +
-              std::string(c->name) +
-              " and place its submodules and parameters on different devices";
-    } else if (f.may_split) {
-      f.why = std::string(c->name) + " is not in " + no_split_text(c) +
-              ", so accelerate may split it and place its submodules and parameters on "
-              "different devices";
-    } else if (no_split_listed) {
-      f.why = std::string(c->name) + " is in " + no_split_text(c);
-    }
+    if (f.may_split && c->scope->refuses_string_maps)
+      f.split_reason = SplitReason::NoListInModel; // only reached with --hand-made-maps
+    else if (f.may_split)
+      f.split_reason = SplitReason::NotListed;
+    else if (no_split_listed)
+      f.split_reason = SplitReason::Listed;
     facts_.emplace(c, std::move(f));
   }
   for (auto &[cls, f] : facts_) {
@@ -171,14 +164,58 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
 
 namespace {} // namespace
 
+// Whether `e`, in `method` of `caller`, is the output of another of the caller's modules.
+bool PlacementModel::output_of_other_modules(const Expr *e, const ChildCall &at, int depth) const {
+  if (!e || depth > 6)
+    return false;
+  switch (e->kind) {
+  case ExprKind::Call: {
+    const Expr *callee = e->operands[0];
+    const Expr *target = callee->kind == ExprKind::Attribute && callee->text == "forward"
+                             ? callee->operands[0]
+                             : callee;
+    if (target->kind == ExprKind::Attribute && is_name(target->operands[0], "self")) {
+      const ChildDecl *other = at.caller->find_child(target->text);
+      return other && other != at.child && other->has_parameters;
+    }
+    // A tensor method keeps the device, except the ones that move it.
+    if (callee->kind == ExprKind::Attribute && callee->text != "to" && callee->text != "cuda" &&
+        callee->text != "type_as" && !is_name(callee->operands[0], "torch"))
+      return output_of_other_modules(callee->operands[0], at, depth + 1);
+    return false;
+  }
+  case ExprKind::Subscript:
+    return output_of_other_modules(e->operands[0], at, depth + 1);
+  case ExprKind::Attribute:
+    return !is_name(e->operands[0], "self") &&
+           output_of_other_modules(e->operands[0], at, depth + 1);
+  case ExprKind::Name: {
+    bool assigned_from_modules = false;
+    find_statement(at.method->body, [&](const Stmt *s) {
+      if (s->kind != StmtKind::Assign || !s->value)
+        return false;
+      for (const Expr *t : s->targets) {
+        bool names = t->kind == ExprKind::Name && t->text == e->text;
+        if (t->kind == ExprKind::Tuple)
+          for (const Expr *item : t->operands)
+            names = names || (item->kind == ExprKind::Name && item->text == e->text);
+        if (names && output_of_other_modules(s->value, at, depth + 1))
+          assigned_from_modules = true;
+      }
+      return assigned_from_modules;
+    });
+    if (assigned_from_modules)
+      return true;
+    return at.method->name == "forward" && at.method->has_parameter(e->text) &&
+           handed_by_caller(at.caller, e->text);
+  }
+  default:
+    return false;
+  }
+}
+
 void PlacementModel::find_arguments_handed_by_callers() {
-  struct Call {
-    const ModuleClass *caller;
-    const FunctionDef *method;
-    const ChildDecl *child;
-    const Expr *expr;
-  };
-  std::vector<Call> calls;
+  std::vector<ChildCall> calls;
   for (const auto &cls : package_.classes) {
     const ModuleClass *caller = cls.get();
     for (const ChildDecl *child : caller->all_children()) {
@@ -199,66 +236,17 @@ void PlacementModel::find_arguments_handed_by_callers() {
   }
   if (calls.empty())
     return;
-  // Whether `e`, in `method` of `caller`, is the output of another of the caller's modules.
-  std::function<bool(const Expr *, const Call &, int)> from_modules =
-      [&](const Expr *e, const Call &at, int depth) -> bool {
-    if (!e || depth > 6)
-      return false;
-    switch (e->kind) {
-    case ExprKind::Call: {
-      const Expr *callee = e->operands[0];
-      const Expr *target = callee->kind == ExprKind::Attribute && callee->text == "forward"
-                               ? callee->operands[0]
-                               : callee;
-      if (target->kind == ExprKind::Attribute && is_name(target->operands[0], "self")) {
-        const ChildDecl *other = at.caller->find_child(target->text);
-        return other && other != at.child && other->has_parameters;
-      }
-      // A tensor method keeps the device, except the ones that move it.
-      if (callee->kind == ExprKind::Attribute && callee->text != "to" && callee->text != "cuda" &&
-          callee->text != "type_as" && !is_name(callee->operands[0], "torch"))
-        return from_modules(callee->operands[0], at, depth + 1);
-      return false;
-    }
-    case ExprKind::Subscript:
-      return from_modules(e->operands[0], at, depth + 1);
-    case ExprKind::Attribute:
-      return !is_name(e->operands[0], "self") && from_modules(e->operands[0], at, depth + 1);
-    case ExprKind::Name: {
-      bool assigned_from_modules = false;
-      find_statement(at.method->body, [&](const Stmt *s) {
-        if (s->kind != StmtKind::Assign || !s->value)
-          return false;
-        for (const Expr *t : s->targets) {
-          bool names = t->kind == ExprKind::Name && t->text == e->text;
-          if (t->kind == ExprKind::Tuple)
-            for (const Expr *item : t->operands)
-              names = names || (item->kind == ExprKind::Name && item->text == e->text);
-          if (names && from_modules(s->value, at, depth + 1))
-            assigned_from_modules = true;
-        }
-        return assigned_from_modules;
-      });
-      if (assigned_from_modules)
-        return true;
-      return at.method->name == "forward" && at.method->has_parameter(e->text) &&
-             handed_by_caller(at.caller, e->text);
-    }
-    default:
-      return false;
-    }
-  };
   // Callers hand on what their own callers handed them: repeat until nothing changes.
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
-    for (const Call &at : calls) {
+    for (const ChildCall &at : calls) {
       const ModuleClass *unit = at.child->resolved;
       const FunctionDef *forward = unit->find_method("forward");
       for (size_t p = 1; p < forward->parameters.size(); ++p) {
         std::string_view name = forward->parameters[p].name;
         if (forward->parameters[p].variadic || handed_by_caller(unit, name))
           continue;
-        if (from_modules(passed_argument(at.expr, p - 1, name).expr, at, 0)) {
+        if (output_of_other_modules(passed_argument(at.expr, p - 1, name).expr, at, 0)) {
           handed_by_caller_[unit].push_back(name);
           changed = true;
         }
@@ -538,36 +526,6 @@ bool PlacementModel::absent_where_split(const ModuleClass *unit, std::string_vie
   auto it = absent_where_split_.find(unit);
   return it != absent_where_split_.end() &&
          std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
-}
-
-// At most this many names are quoted; a finding must not repeat a list of thousands.
-constexpr size_t kListedNamesShown = 8;
-
-std::string PlacementModel::no_split_text(const ModuleClass *cls) {
-  std::string out = "_no_split_modules = [";
-  const auto &listed = cls->scope->no_split_modules;
-  for (size_t i = 0; i < listed.size() && i < kListedNamesShown; ++i) {
-    if (i)
-      out += ", ";
-    out += "'" + listed[i] + "'";
-  }
-  if (listed.size() > kListedNamesShown)
-    out += ", ... (" + std::to_string(listed.size()) + " names)";
-  out += "]";
-  // Say where the list came from: the package, a base's source found on a search path, the
-  // built-in transformers summary, the settings.
-  std::vector<std::string> sources;
-  if (cls->scope->declared_in_package)
-    sources.push_back("this package");
-  if (!cls->scope->external_source.empty())
-    sources.push_back(cls->scope->external_source);
-  if (cls->scope->extended_by_settings)
-    sources.push_back("the no-split-modules setting");
-  for (size_t i = 0; i < sources.size(); ++i)
-    out += (i ? "; " : " (from ") + sources[i];
-  if (!sources.empty())
-    out += ")";
-  return out;
 }
 
 const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {

@@ -39,11 +39,19 @@ struct DeviceGroup {
   bool operator!=(const DeviceGroup &o) const { return !(*this == o); }
 };
 
+// What decided may_split (the rules explain it in words).
+enum class SplitReason : uint8_t {
+  None,          // nothing to say: not a module of a model loaded with a device map
+  NotListed,     // not in the model's _no_split_modules: accelerate may split it
+  Listed,        // in _no_split_modules: kept whole
+  NoListInModel, // no model declares the list (only with --hand-made-maps): a hand-made map may
+};
+
 struct UnitFacts {
   bool may_split = false;
   bool on_first_chain = false; // inputs reach it on the map's first device
   DeviceGroup input_group;     // device group of its inputs
-  std::string why;             // one sentence explaining may_split, for messages
+  SplitReason split_reason = SplitReason::None;
 };
 
 class PlacementModel {
@@ -54,7 +62,6 @@ public:
   // The device group an origin sits in inside `unit`.
   DeviceGroup group_of(const Origin &origin, const ModuleClass *unit) const;
   const Package &package() const { return package_; }
-  static std::string no_split_text(const ModuleClass *cls); // "_no_split_modules = ['GLMBlock']"
   // Whether `parameter` of `unit.forward` is never passed (or passed as None) where `unit` may be
   // split: a class kept whole in one place and split in another decides per place of use, so
   // an argument only present where it is kept whole meets nothing on another device.
@@ -80,6 +87,14 @@ private:
   // directly or through the caller's own such parameter: no hook moves them to the first device.
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> handed_by_caller_;
   void find_arguments_handed_by_callers();
+  // A call of a child (`self.encoder(x)`) in a method of the class that holds it.
+  struct ChildCall {
+    const ModuleClass *caller;
+    const FunctionDef *method;
+    const ChildDecl *child;
+    const Expr *expr;
+  };
+  bool output_of_other_modules(const Expr *e, const ChildCall &at, int depth) const;
   bool handed_by_caller(const ModuleClass *unit, std::string_view parameter) const;
 
   bool never_split_context(const ModuleClass *cls, int depth) const;
