@@ -54,9 +54,8 @@ automatic fix because the right tensor depends on the intent.
     f.message = f.summary + "; take the device from a tensor in scope";
     f.no_fix_reason = "the right device depends on intent; take the device from a tensor in scope";
     f.unit_class = std::string(site.unit->name);
-    f.operand_origins.push_back(
-        {static_cast<uint8_t>(OriginKind::LiteralDevice), device, false, device});
-    f.operand_origins.push_back({static_cast<uint8_t>(OriginKind::Input), "", false, "its inputs"});
+    f.operand_origins.push_back({OriginKind::LiteralDevice, device, false, device});
+    f.operand_origins.push_back({OriginKind::Input, "", false, "its inputs"});
     return f;
   }
 };

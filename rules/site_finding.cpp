@@ -283,7 +283,7 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
     f.unit_class = std::string(site.unit->name);
   for (auto [origin, expr] :
        {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
-    f.operand_origins.push_back({static_cast<uint8_t>(origin->kind), std::string(origin->label),
+    f.operand_origins.push_back({origin->kind, std::string(origin->label),
                                  origin->has(OriginFact::EarlierIteration),
                                  std::string(shorten_snippet(file.slice(expr->range)))});
   return f;

@@ -20,7 +20,7 @@ declare -A allowed=(
   [config]="model diagnostics frontend placement fixes rules"
   [driver]="model diagnostics simulation frontend placement fixes rules findings render config"
   [cli]="model diagnostics simulation frontend placement fixes rules findings render config driver server"
-  [server]="model diagnostics simulation frontend placement fixes rules findings render config driver cli"
+  [server]="model diagnostics simulation frontend placement fixes rules findings render config driver"
 )
 
 # Upward includes that are known and still to be removed (ARCHITECTURE.md). None are left;

@@ -75,10 +75,4 @@ void render_settings(std::ostream &out, ConfigResolver &resolver, const std::str
 // `failed` is set when a file could not be written.
 size_t add_noqa_comments(const std::vector<Finding> &findings, bool &failed);
 
-// The edit that suppresses `codes` on `line` (1-based) of `file`: `  # noqa: CODES` at the end of
-// the line, or the codes added to a `# noqa:` there. Null, with `why_not`, on a line that ends
-// inside a string or with a backslash continuation. Shared by --add-noqa and the editor server.
-std::optional<TextEdit> noqa_edit(const SourceFile &file, uint32_t line,
-                                  const std::set<std::string> &codes, std::string &why_not);
-
 } // namespace devlint

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics/origin_kind.h"
 #include "model/source_file.h"
 
 namespace devlint {
@@ -38,7 +39,7 @@ enum class FindingLevel : uint8_t { Error, Warning };
 
 // One operand's origin as the placement ranking reads it (driver/placement_rank).
 struct OperandOrigin {
-  uint8_t kind = 0;  // OriginKind
+  OriginKind kind = OriginKind::Input;
   std::string label; // child path, list path, parameter name, device
   bool earlier_iteration = false;
   std::string text; // the operand as written

@@ -76,7 +76,7 @@ std::string layer_ranges(const ModuleTree &tree, const DeviceMap &map, const std
 
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
                              const ModuleTree &tree, const DeviceMap &map, bool *known) {
-  switch (static_cast<OriginKind>(o.kind)) {
+  switch (o.kind) {
   case OriginKind::Fresh:
   case OriginKind::PlainTensor:
     return {"cpu"};
@@ -94,7 +94,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
       *known = false;
       return map.devices_under(unit_path);
     }
-    if (static_cast<OriginKind>(o.kind) == OriginKind::Parameter)
+    if (o.kind == OriginKind::Parameter)
       if (auto d = map.device_of(path))
         return {*d};
     return map.devices_under(path);
@@ -124,7 +124,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
 std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices,
                      const std::string &unit_path, const ModuleTree &tree, const DeviceMap &map) {
   std::string text = "`" + o.text + "` on " + labels(devices);
-  if (static_cast<OriginKind>(o.kind) == OriginKind::LayerIteration && devices.size() == 1) {
+  if (o.kind == OriginKind::LayerIteration && devices.size() == 1) {
     std::string r = layer_ranges(tree, map, join(unit_path, o.label), *devices.begin());
     if (!r.empty())
       text += " (" + r + ")";
@@ -135,7 +135,7 @@ std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices
 // Where an operand sits when the whole model is on one GPU: everything the model holds or
 // receives on "0", fresh tensors and plain attributes on the CPU, literal devices where they say.
 std::string single_device_location(const OperandOrigin &o) {
-  switch (static_cast<OriginKind>(o.kind)) {
+  switch (o.kind) {
   case OriginKind::Fresh:
   case OriginKind::PlainTensor:
     return "cpu";

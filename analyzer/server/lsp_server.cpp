@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "cli/adoption.h"
 #include "config/config_resolver.h"
 #include "driver/check_run.h"
 #include "driver/session_cache.h"
+#include "fixes/noqa_edit.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 #include "server/lsp_framing.h"

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace devlint {
+#include "model/python_fragment.h"
 
-enum class ByteClass : uint8_t { Code, Comment, String };
+namespace devlint {
 
 struct PythonTokens {
   // One entry per byte. Interpolations in f-strings are code; whitespace takes the class of what
@@ -19,11 +19,5 @@ struct PythonTokens {
 };
 
 PythonTokens classify_python_bytes(std::string_view text);
-
-// The classes of a fragment or a line of Python, without a parse tree: quoted parts (with their
-// prefix) are strings, a `#` outside quotes starts a comment to the end of its line, everything
-// else is code. Enough for what is lexed without a tree: a fix's replacement (the classes it is
-// meant to have), a line's `# noqa` comment, the brackets of an ERROR node's text.
-std::vector<ByteClass> lex_python_fragment(std::string_view text);
 
 } // namespace devlint
