@@ -183,8 +183,7 @@ TEST(SessionCache, ChecksWithASessionReportWhatChecksWithoutOneReport) {
     CheckOptions options;
     options.jobs = 1;
     CheckResult plain = check_paths({path}, options, nullptr, &texts);
-    options.session = &session;
-    CheckResult with_session = check_paths({path}, options, nullptr, &texts);
+    CheckResult with_session = check_paths({path}, options, nullptr, &texts, {nullptr, &session});
     EXPECT_EQ(findings_text(with_session), findings_text(plain));
     if (&text == &versions.front()) {
       EXPECT_NE(findings_text(plain).find("DL00"), std::string::npos) << findings_text(plain);

@@ -371,9 +371,6 @@ int main(int argc, char **argv) {
     }
     devlint::CheckOptions run_options;
     run_options.jobs = jobs;
-    // The fix modes re-analyze text that changes from pass to pass: no cache there (and --diff
-    // writes nothing at all).
-    run_options.cache = fix_flags.active() ? nullptr : cache.get();
     run_options.discover_only = adoption.show_files;
     run_options.on_progress = [&progress](size_t done, size_t total) {
       progress.update(done, total);
@@ -402,8 +399,12 @@ int main(int argc, char **argv) {
       result = std::move(fix_outcome.result);
       render_options.fixed = fix_outcome.fixed;
     } else {
+      // Only here: the fix modes re-analyze text that changes from pass to pass (and --diff
+      // writes nothing at all).
+      devlint::RunCaches caches;
+      caches.results = cache.get();
       result = devlint::check_paths(paths, run_options, &resolver,
-                                    stdin_texts.empty() ? nullptr : &stdin_texts);
+                                    stdin_texts.empty() ? nullptr : &stdin_texts, caches);
     }
     progress.finish();
   } catch (const devlint::ConfigError &e) {

@@ -15,9 +15,6 @@
 
 namespace devlint {
 
-class ResultCache;  // driver/result_cache.h
-class SessionCache; // driver/session_cache.h
-
 // How simulated placements rank and narrow findings (driver/placement_rank.h).
 struct PlacementSettings {
   int gpus = 0;             // --gpus N (0: rank with 2..8)
@@ -64,14 +61,10 @@ struct CheckOptions {
   // classes from outside the package are read there (driver/search_paths.h).
   std::vector<std::string> search_paths;
   bool search_python_environment = false;
-  // Run-wide (read from the options given to check_paths, not per directory): the result cache
-  // (null: none; a setting that changes findings must also go into its key, result_cache.cpp),
-  // and a callback after each package, for progress bars (called under a lock).
-  // With `discover_only`, files are found and read but not analyzed (--show-files).
-  ResultCache *cache = nullptr;
-  // What a long-lived process keeps between checks (the editor server): parse trees, context
-  // files, resolvers and simulated placements (null: every check starts from nothing).
-  SessionCache *session = nullptr;
+  // Run-wide (read from the options given to check_paths, not per directory): a callback after
+  // each package, for progress bars (called under a lock). With `discover_only`, files are found
+  // and read but not analyzed (--show-files). The caches a run may use are the driver's
+  // (driver/check_run.h, RunCaches).
   std::function<void(size_t files_done, size_t files_total)> on_progress;
   // Told when a C++ file needs the shared precompiled header built first (from a worker thread).
   std::function<void(PchBuild, const std::string &pch_path)> on_pch_build;

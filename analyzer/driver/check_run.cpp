@@ -249,7 +249,8 @@ std::vector<Finding> filter_findings(std::vector<Finding> findings,
 }
 
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
-                        DirectoryOptionsSource *per_directory, const SourceTexts *texts) {
+                        DirectoryOptionsSource *per_directory, const SourceTexts *texts,
+                        RunCaches caches) {
   CheckResult result;
   // A text given in place of the file (stdin, the editor's buffer, a fix pass) gets the same
   // checks as the file: the size cap, binary, UTF-8.
@@ -298,12 +299,12 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     const CheckOptions &o = *job->options;
     if ((!o.search_paths.empty() || o.search_python_environment) && !resolvers.count(search_key(o)))
       resolvers[search_key(o)] =
-          options.session ? options.session->resolver(o.search_paths, o.search_python_environment)
-                          : (own_resolvers[search_key(o)] = std::make_unique<SearchPathResolver>(
-                                 o.search_paths, o.search_python_environment))
-                                .get();
+          caches.session ? caches.session->resolver(o.search_paths, o.search_python_environment)
+                         : (own_resolvers[search_key(o)] = std::make_unique<SearchPathResolver>(
+                                o.search_paths, o.search_python_environment))
+                               .get();
   }
-  SessionCache *session = options.session;
+  SessionCache *session = caches.session;
   HeaderClaims header_claims;
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
@@ -355,7 +356,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
           if (!options.discover_only)
             for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
                                              &out.files, out.diagnostics, out.error,
-                                             texts ? nullptr : options.cache, &options))
+                                             texts ? nullptr : caches.results, &options))
               out.findings.push_back(std::move(f));
           out.files.push_back(std::move(file));
           continue;
@@ -364,7 +365,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         out.files.push_back(std::move(file));
       }
       // Files given as text (the fix loop, the editor) are never cached: they change often.
-      ResultCache *cache = texts ? nullptr : options.cache;
+      ResultCache *cache = texts ? nullptr : caches.results;
       auto take_cached = [&out](CachedPackage &cached) {
         for (Finding &f : cached.findings)
           out.findings.push_back(std::move(f));

@@ -31,9 +31,21 @@ struct CheckResult {
 // fixed text before anything is written). Files named here are not read from disk.
 using SourceTexts = std::unordered_map<std::string, std::string>;
 
+class ResultCache;  // driver/result_cache.h
+class SessionCache; // driver/session_cache.h
+
+// What a run may reuse (null: nothing). `results`: the result cache (a setting that changes
+// findings must also go into its key, result_cache.cpp); `session`: what a long-lived process
+// keeps between checks (the editor server): parse trees, context files, resolvers and simulated
+// placements.
+struct RunCaches {
+  ResultCache *results = nullptr;
+  SessionCache *session = nullptr;
+};
+
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory = nullptr,
-                        const SourceTexts *texts = nullptr);
+                        const SourceTexts *texts = nullptr, RunCaches caches = {});
 
 // Analyzes in-memory sources as one package (used by tests and by the fix loop).
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,

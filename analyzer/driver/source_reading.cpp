@@ -27,12 +27,7 @@ std::string display_path(const fs::path &p) {
 namespace {
 
 SourceRange position_of(const SourceFile &file, uint32_t offset) {
-  auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
-  SourceRange r;
-  r.begin = r.end = offset;
-  r.line = r.end_line = static_cast<uint32_t>(it - file.line_starts.begin());
-  r.column = r.end_column = offset - file.line_starts[r.line - 1] + 1;
-  return r;
+  return file.range_of(offset, offset);
 }
 
 } // namespace

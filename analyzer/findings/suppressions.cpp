@@ -113,17 +113,7 @@ std::vector<Comment> cpp_comments(const std::string &text) {
 }
 
 SourceRange range_of(const SourceFile &file, uint32_t begin, uint32_t end) {
-  auto position = [&](uint32_t offset, uint32_t &line, uint32_t &column) {
-    auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
-    line = static_cast<uint32_t>(it - file.line_starts.begin());
-    column = offset - file.line_starts[line - 1] + 1;
-  };
-  SourceRange r;
-  r.begin = begin;
-  r.end = end;
-  position(begin, r.line, r.column);
-  position(end, r.end_line, r.end_column);
-  return r;
+  return file.range_of(begin, end);
 }
 
 // The directives are read by hand rather than with std::regex: its backtracking recursion

@@ -1,5 +1,7 @@
 #include "model/source_file.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace devlint {
@@ -19,6 +21,21 @@ void SourceFile::index_lines() {
     if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
       line_starts.push_back(i + 1);
   }
+}
+
+void SourceFile::position(uint32_t offset, uint32_t &line, uint32_t &column) const {
+  auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+  line = static_cast<uint32_t>(it - line_starts.begin());
+  column = line == 0 ? 1 : offset - line_starts[line - 1] + 1;
+}
+
+SourceRange SourceFile::range_of(uint32_t begin, uint32_t end) const {
+  SourceRange r;
+  r.begin = begin;
+  r.end = end;
+  position(begin, r.line, r.column);
+  position(end, r.end_line, r.end_column);
+  return r;
 }
 
 std::string_view SourceFile::line_text(uint32_t line) const {

@@ -35,6 +35,10 @@ struct SourceFile {
   }
   std::string_view line_text(uint32_t line) const; // 1-based, without the newline
   uint32_t line_count() const { return static_cast<uint32_t>(line_starts.size()); }
+  // The 1-based line and byte column of a byte offset (the one lookup every stage uses).
+  void position(uint32_t offset, uint32_t &line, uint32_t &column) const;
+  // The range of bytes [begin, end) with the lines and columns of both ends.
+  SourceRange range_of(uint32_t begin, uint32_t end) const;
 };
 
 } // namespace devlint

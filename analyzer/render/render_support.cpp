@@ -8,9 +8,10 @@
 namespace devlint {
 
 LineColumn position_at(const SourceFile &file, uint32_t offset) {
-  auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
-  uint32_t line = static_cast<uint32_t>(it - file.line_starts.begin());
-  return {line, offset - file.line_starts[line - 1] + 1};
+  uint32_t line = 0;
+  uint32_t column = 0;
+  file.position(offset, line, column);
+  return {line, column};
 }
 
 uint32_t code_point_column(const SourceFile &file, uint32_t line, uint32_t byte_column) {

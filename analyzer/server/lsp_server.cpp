@@ -81,9 +81,10 @@ json range_of(const SourceFile &file, const SourceRange &r) {
 
 json range_of_offsets(const SourceFile &file, uint32_t begin, uint32_t end) {
   auto at = [&](uint32_t offset) {
-    auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
-    uint32_t line = static_cast<uint32_t>(it - file.line_starts.begin());
-    return position(file, line, offset - file.line_starts[line - 1] + 1);
+    uint32_t line = 0;
+    uint32_t column = 0;
+    file.position(offset, line, column);
+    return position(file, line, column);
   };
   return {{"start", at(begin)}, {"end", at(end)}};
 }
@@ -324,8 +325,7 @@ private:
       ConfigResolver resolver(settings_.command_line, discovery, settings_.configuration);
       CheckOptions run_options;
       run_options.jobs = 1;
-      run_options.session = &session_;
-      doc.result = check_paths({doc.path}, run_options, &resolver, &texts);
+      doc.result = check_paths({doc.path}, run_options, &resolver, &texts, {nullptr, &session_});
       RenderOptions render_options;
       if (const ConfigFile *config =
               resolver.config_for(fs::path(doc.path).parent_path().string())) {
