@@ -8,9 +8,9 @@
 #include "frontend/python/python_frontend.h"
 #include "fuzz/fuzz_support.h"
 #include "model/file_input.h"
-#include "simulation/module_tree.h"
 #include "simulation/device_map_check.h"
 #include "simulation/device_map_simulation.h"
+#include "simulation/module_tree.h"
 
 using namespace devlint;
 

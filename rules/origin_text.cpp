@@ -49,9 +49,9 @@ std::string moved_text(const Origin &o) {
   std::string_view target = o.moved_to;
   // `x.device`, or a variable that holds a device, such as `target_device`.
   std::string_view suffix = "device";
-  bool names_device = o.kind == OriginKind::RunTimeDevice ||
-                      (target.size() >= suffix.size() &&
-                       target.substr(target.size() - suffix.size()) == suffix);
+  bool names_device =
+      o.kind == OriginKind::RunTimeDevice ||
+      (target.size() >= suffix.size() && target.substr(target.size() - suffix.size()) == suffix);
   std::string verb = o.has(OriginFact::MadeThere) ? "made on " : "moved to ";
   return names_device ? verb + "`" + std::string(target) + "`"
                       : verb + "the device of `" + std::string(target) + "`";

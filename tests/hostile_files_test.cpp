@@ -14,9 +14,9 @@
 
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
-#include "simulation/module_tree.h"
-#include "simulation/device_map_check.h"
 #include "server/lsp_framing.h"
+#include "simulation/device_map_check.h"
+#include "simulation/module_tree.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -11,9 +11,9 @@
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
 #include "model/text.h"
+#include "render/renderer.h"
 #include "simulation/device_map_check.h"
 #include "simulation/device_map_simulation.h"
-#include "render/renderer.h"
 
 namespace devlint {
 

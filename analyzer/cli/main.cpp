@@ -18,10 +18,10 @@
 #include "driver/result_cache.h"
 #include "driver/search_paths.h"
 #include "model/text.h"
-#include "simulation/device_map_simulation.h"
 #include "render/renderer.h"
 #include "rules/rule.h"
 #include "server/lsp_server.h"
+#include "simulation/device_map_simulation.h"
 
 namespace {
 

@@ -6,12 +6,12 @@
 #include <unordered_set>
 
 #include "driver/model_setup.h"
-#include "simulation/simulation_memo.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
-#include "simulation/device_map_simulation.h"
 #include "placement/origin.h"
+#include "simulation/device_map_simulation.h"
+#include "simulation/simulation_memo.h"
 
 namespace devlint {
 

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "driver/search_paths.h"
-#include "simulation/simulation_memo.h"
 #include "frontend/python/incremental_python.h"
 #include "model/source_file.h"
 #include "model/syntax.h"
+#include "simulation/simulation_memo.h"
 
 namespace devlint {
 

@@ -35,8 +35,7 @@ struct Grouped {
 bool same_device(const DeviceGroup &a, const DeviceGroup &b, bool explicit_placement) {
   using Kind = DeviceGroup::Kind;
   auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
-    return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu &&
-           other.kind != Kind::RunTime;
+    return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu && other.kind != Kind::RunTime;
   };
   return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
                                            (b.kind == Kind::Unit && a.kind == Kind::Literal) ||
