@@ -2,6 +2,9 @@
 // defaults), the class from_pretrained would build, and dtype names.
 #include "simulation/evaluator.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace devlint {
 
 using simulation::ClassRef;
@@ -37,7 +40,36 @@ bool is_config_class(const ClassDef *c,
   return false;
 }
 
+bool is_identifier(std::string_view text) {
+  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+         std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
 } // namespace
+
+// The order of PreTrainedModel.__init_subclass__ (modeling_utils.py, transformers 5.17).
+std::string declared_config_class(const ModuleClass &cls, int depth) {
+  std::string annotated;
+  for (const Stmt *st : cls.def->body) {
+    if (st->kind != StmtKind::Assign || st->targets.empty() ||
+        st->targets[0]->kind != ExprKind::Name)
+      continue;
+    if (st->targets[0]->text == "config_class" && st->value && st->value->kind == ExprKind::Name)
+      return std::string(st->value->text);
+    if (st->targets[0]->text == "config" && !st->value && annotated.empty() &&
+        is_identifier(st->annotation))
+      annotated = std::string(st->annotation);
+  }
+  if (!annotated.empty())
+    return annotated;
+  for (const ModuleClass *base : cls.bases)
+    if (depth < 16)
+      if (std::string name = declared_config_class(*base, depth + 1); !name.empty())
+        return name;
+  return "";
+}
 
 int dtype_bytes_from_name(const std::string &raw, std::string *canonical) {
   std::string name = raw;

@@ -82,6 +82,11 @@ struct ModelConfig {
 // evaluated with `json` (config.json; may be null) as keyword arguments, as `from_dict` does.
 // `config_files` are the package's configuration_*.py files; `config_class` names the class
 // (empty: the model's `config_class`, else the only PretrainedConfig subclass).
+// The configuration class a model class declares, or its nearest package base: its own
+// `config_class = XConfig`, else its own annotation `config: XConfig` (transformers 5), else what a
+// base declares, as PreTrainedModel.__init_subclass__ resolves it. Empty when none does.
+std::string declared_config_class(const ModuleClass &cls, int depth = 0);
+
 ModelConfig build_model_config(const Package &package,
                                const std::vector<const SyntaxFile *> &config_files,
                                const std::string &config_class, const nlohmann::json *json);

@@ -11,20 +11,6 @@ void add_unique(std::vector<std::string> &v, const std::string &s) {
     v.push_back(s);
 }
 
-// `config_class = XConfig` of the class or its nearest package base that says it.
-std::string config_class_of(const ModuleClass &cls, int depth = 0) {
-  for (const Stmt *st : cls.def->body)
-    if (st->kind == StmtKind::Assign && st->value && !st->targets.empty() &&
-        st->targets[0]->kind == ExprKind::Name && st->targets[0]->text == "config_class" &&
-        st->value->kind == ExprKind::Name)
-      return std::string(st->value->text);
-  for (const ModuleClass *base : cls.bases)
-    if (depth < 16)
-      if (std::string name = config_class_of(*base, depth + 1); !name.empty())
-        return name;
-  return "";
-}
-
 // Every PreTrainedModel class of the package that from_pretrained could build, in file order.
 std::vector<std::string> model_classes(const Package &package) {
   std::vector<std::string> names;
@@ -96,8 +82,8 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
       setup.other_model_classes.push_back(c);
   // A directory with several models (data2vec's text, audio and vision) has several
   // configuration classes: the one the root names is what from_pretrained builds.
-  std::string wanted = config_class_of(*setup.root);
-  if (!wanted.empty() && setup.config.present && wanted != setup.config.class_name) {
+  std::string wanted = declared_config_class(*setup.root);
+  if (!wanted.empty() && wanted != setup.config.class_name) {
     ModelConfig own = build_model_config(package, config_files, wanted, json);
     if (own.present && own.class_name == wanted) {
       if (json)

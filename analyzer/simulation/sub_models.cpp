@@ -101,8 +101,14 @@ std::optional<ClassRef> Evaluator::auto_model_class(std::string_view auto_class,
     std::optional<ClassRef> ref = find_class(name);
     if (!ref)
       continue;
-    Value config_class = class_attribute(*ref, "config_class");
-    if (!config_class.is(Kind::Class) || config_class.class_def != config_class_def)
+    const ClassDef *declared = nullptr;
+    if (std::optional<ClassRef> named = find_class(declared_config_class(*model)))
+      declared = named->def;
+    if (!declared) {
+      Value config_class = class_attribute(*ref, "config_class");
+      declared = config_class.is(Kind::Class) ? config_class.class_def : nullptr;
+    }
+    if (declared != config_class_def)
       continue;
     found.push_back(*ref);
     names += (names.empty() ? "`" : ", `") + std::string(name) + "`";
