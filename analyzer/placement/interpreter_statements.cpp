@@ -306,7 +306,9 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     assign(target->operands[0], v, nullptr);
     break;
   case ExprKind::Subscript: {
-    // a[idx] = b: the stored tensor and a tensor index must be on a's device.
+    // a[idx] = b with a tensor index is index_put_: the value must be on a's device, the index
+    // need not be, since index_put_ moves it there (make_info in ATen's
+    // TensorAdvancedIndexing.cpp; only reads check an index's device).
     Value base = eval(target->operands[0]);
     // `kwargs["decoder_input_ids"] = ids`: what a later `**kwargs` passes under that keyword
     // (see keyword_entry).
@@ -327,10 +329,8 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     bool tensor_index = false;
     for (size_t i = 1; i < target->operands.size(); ++i) {
       Value idx = eval(target->operands[i]);
-      if (idx.kind == Value::Kind::Tensor && !maybe_number(target->operands[i], idx)) {
-        site.operands.push_back({target->operands[i], idx.origins, OperandRole::Index});
+      if (idx.kind == Value::Kind::Tensor && !maybe_number(target->operands[i], idx))
         tensor_index = true;
-      }
     }
     // With slices or numbers, `a[...] = b` is a copy_, which accepts any device.
     if (tensor_index)
