@@ -401,7 +401,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         std::vector<std::string> absent; // looked for, not found: the manifest's misses
         std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
         for (size_t k = 0; k < reported.size(); ++k) {
-          for (const std::string &sibling : relative_import_paths(*lowered[k])) {
+          for (const std::string &sibling : relative_import_paths(*lowered[k], jobs[i]->root)) {
             if (have.count(sibling))
               continue;
             if (!fs::is_regular_file(sibling)) {

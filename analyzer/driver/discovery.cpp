@@ -62,6 +62,14 @@ bool uses_libtorch(const std::string &path, const std::string &text) {
   return false;
 }
 
+namespace {
+// Reached from two of the user's paths, a package keeps the outer one (the shorter path).
+void keep_outer_root(PackageJob &job, const std::string &root) {
+  if (job.root.empty() || root.size() < job.root.size())
+    job.root = root;
+}
+} // namespace
+
 std::map<std::string, PackageJob> discover_packages(const std::vector<std::string> &paths,
                                                     const OptionsForDirectory &options_for,
                                                     const SourceTexts *texts, CheckResult &result) {
@@ -163,6 +171,7 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
             continue;
           PackageJob &job = packages[entry.parent_path().string()];
           job.options = &here;
+          keep_outer_root(job, fs::path(path).lexically_normal().string());
           job.paths.push_back(entry.string());
           if (!by_name)
             job.by_content.insert(entry.string());
@@ -177,6 +186,7 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
         continue;
       auto &job = packages[p.parent_path().string()];
       job.options = &here;
+      keep_outer_root(job, p.parent_path().empty() ? "." : p.parent_path().string());
       if (std::find(job.paths.begin(), job.paths.end(), p.string()) == job.paths.end())
         job.paths.push_back(p.string());
       job.by_content.erase(p.string()); // named explicitly: always checked

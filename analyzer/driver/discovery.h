@@ -14,7 +14,10 @@
 namespace devlint {
 
 struct PackageJob {
-  std::vector<std::string> paths;             // reported files
+  std::vector<std::string> paths; // reported files
+  // The directory the user asked to check that holds them (a file's own directory when it was
+  // named): parent-package imports are followed only inside it (package_grouping.h).
+  std::string root;
   std::unordered_set<std::string> by_content; // paths kept only if they look like model code
   const CheckOptions *options = nullptr;
 };

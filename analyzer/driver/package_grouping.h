@@ -3,6 +3,7 @@
 // without being reported. The imports are the ones the frontend recorded.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,13 @@
 
 namespace devlint {
 
-// The files beside `file` that it imports relatively, in import order: `from .visual import X`
-// and `from . import visual` both name `<dir>/visual.py`. Whether they exist is not checked.
-std::vector<std::string> relative_import_paths(const SyntaxFile &file);
+// The files `file` imports relatively, in import order: `from .visual import X` and `from . import
+// visual` both name `<dir>/visual.py`; `from ..layers.blocks import X` names
+// `<dir>/../layers/blocks.py` when both directories are packages (Python refuses to leave the
+// top-level package); a package named by the module part gives its `__init__.py`. Whether the
+// file exists is not checked.
+// Parent-package imports are followed only to files inside `root` (the directory the user asked
+// to check): a checked repository never makes devlint read beyond it.
+std::vector<std::string> relative_import_paths(const SyntaxFile &file, const std::string &root);
 
 } // namespace devlint

@@ -1,0 +1,5 @@
+import torch
+
+
+def secret_helper(x):
+    return torch.zeros(4)
