@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "driver/check_run.h"
+#include "driver/model_setup_siblings.h"
 #include "driver/search_paths.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
@@ -43,9 +44,12 @@ void read_config_files(ModelSetup &setup, const ModelInputPaths &paths,
 }
 
 void finish(ModelSetup &setup, const Package &package, const std::string &directory,
-            const ModelSetupOptions &options, std::vector<const SyntaxFile *> config_files) {
+            const ModelSetupOptions &options,
+            const std::vector<const SyntaxFile *> &library_config_files = {}) {
   ModelInputPaths paths = model_input_paths(directory, options.model_config);
+  std::vector<const SyntaxFile *> config_files;
   read_config_files(setup, paths, config_files);
+  config_files.insert(config_files.end(), library_config_files.begin(), library_config_files.end());
   nlohmann::json json;
   bool have_json = false;
   std::error_code ec;
@@ -59,9 +63,55 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
     }
     have_json = true;
   }
-  ModelInputs inputs{std::move(config_files), have_json ? &json : nullptr, paths.config_json};
+  ModelInputs inputs;
+  inputs.configuration_files = std::move(config_files);
+  inputs.config_json = have_json ? &json : nullptr;
+  inputs.config_json_path = paths.config_json;
+  inputs.library_files = setup.library_files;
+  if (setup.siblings.in_transformers_tree)
+    inputs.auto_classes = &setup.siblings.auto_classes;
   ModelRequest request{options.model_class, options.dtype, options.extra_no_split_modules};
   simulate_model(setup, package, inputs, request);
+}
+
+// Within transformers' own tree, the packages of the models the configuration names: their
+// modeling files become library files of the package, their configuration classes join the
+// package's (model_setup_siblings.h). Returns the configuration files read.
+std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
+                                                    const std::string &directory) {
+  std::vector<std::string> texts;
+  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
+    std::string why;
+    if (auto text = read_regular_file(path, kMaxInputBytes, why))
+      texts.push_back(*text);
+  }
+  setup.siblings = find_sibling_models(directory, texts);
+  std::vector<const SyntaxFile *> config_files;
+  for (const std::string &sibling : setup.siblings.directories) {
+    std::vector<fs::path> paths;
+    std::error_code ec;
+    for (fs::directory_iterator it(sibling, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      bool modeling = name.rfind("modeling_", 0) == 0 && name.rfind("modeling_tf_", 0) != 0 &&
+                      name.rfind("modeling_flax_", 0) != 0;
+      if (it->path().extension() == ".py" && (modeling || name.rfind("configuration_", 0) == 0))
+        paths.push_back(it->path());
+    }
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path &p : paths) {
+      Diagnostic d;
+      auto source = read_source_file(p.string(), kMaxInputBytes, d);
+      if (!source)
+        continue; // a sub-model it would build is then listed as not built
+      setup.sources.push_back(std::move(source));
+      setup.syntax.push_back(lower_python(*setup.sources.back()));
+      if (p.filename().string().rfind("configuration_", 0) == 0)
+        config_files.push_back(setup.syntax.back().get());
+      else
+        setup.library_files.push_back(setup.syntax.back().get());
+    }
+  }
+  return config_files;
 }
 
 } // namespace
@@ -111,6 +161,8 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
     setup->error = "no Python files in `" + directory + "`";
     return setup;
   }
+  std::vector<const SyntaxFile *> library_config_files = read_sibling_models(*setup, directory);
+  files.insert(files.end(), setup->library_files.begin(), setup->library_files.end());
   PackageOverrides overrides;
   overrides.extra_no_split_modules = options.extra_no_split_modules;
   if (!options.search_paths.empty() || options.search_python_environment) {
@@ -119,7 +171,7 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
     overrides.external_classes = setup->external_classes.get();
   }
   setup->package = build_package(files, overrides);
-  finish(*setup, *setup->package, directory, options, {});
+  finish(*setup, *setup->package, directory, options, library_config_files);
   return setup;
 }
 
@@ -150,7 +202,7 @@ std::unique_ptr<ModelSetup> model_setup_for_package(const Package &package,
                                                     const std::string &config_directory,
                                                     const ModelSetupOptions &options) {
   auto setup = std::make_unique<ModelSetup>();
-  finish(*setup, package, config_directory, options, {});
+  finish(*setup, package, config_directory, options);
   return setup;
 }
 

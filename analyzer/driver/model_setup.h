@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diagnostics/finding.h"
+#include "driver/model_setup_siblings.h"
 #include "simulation/simulated_model.h"
 
 namespace devlint {
@@ -41,6 +42,10 @@ struct ModelSetup : SimulatedModel {
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::unique_ptr<Package> package;
+  // In transformers' own tree: the packages of the models its sub-configurations name, and the
+  // modeling files read from them (never the model from_pretrained builds).
+  SiblingModels siblings;
+  std::vector<const SyntaxFile *> library_files;
   std::vector<Diagnostic> diagnostics; // files not read (warnings: the setup goes on without them)
   // config.json (or --model-config) that could not be read or parsed; `error` says so too.
   std::optional<Diagnostic> unusable_config;

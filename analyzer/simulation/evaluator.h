@@ -80,6 +80,9 @@ public:
       index_file(f);
   }
 
+  // transformers' auto mappings (null: pick by the package's `config_class`es alone).
+  void set_auto_classes(const AutoModelClasses *auto_classes) { auto_classes_ = auto_classes; }
+
   // ---- entry points ----
 
   ModuleNode *instantiate_root(const ClassRef &cls, const Value &config);
@@ -100,6 +103,7 @@ public:
 
 private:
   const Package &package_;
+  const AutoModelClasses *auto_classes_ = nullptr;
   ModuleTree *tree_;
   std::vector<std::string> *config_unknowns_;
   std::unordered_map<std::string, ClassRef> classes_;

@@ -174,7 +174,8 @@ ModelConfig build_model_config(const Package &package,
 }
 
 const ModuleClass *choose_root_class(const Package &package, const ModelConfig &config,
-                                     const std::string &requested) {
+                                     const std::string &requested,
+                                     const std::vector<const SyntaxFile *> &library_files) {
   if (!requested.empty())
     return package.find_class(requested);
   // trust_remote_code models name their classes in auto_map ("modeling_chatglm.ChatGLMFor...").
@@ -204,7 +205,8 @@ const ModuleClass *choose_root_class(const Package &package, const ModelConfig &
   const ModuleClass *best = nullptr;
   int best_rank = -1;
   for (const auto &cls : package.classes) {
-    if (!cls->is_module || !cls->find_method("__init__"))
+    if (!cls->is_module || !cls->find_method("__init__") ||
+        std::find(library_files.begin(), library_files.end(), cls->file) != library_files.end())
       continue;
     std::string name(cls->name);
     int rank = imports_torch(cls->file) ? 10 : 0;

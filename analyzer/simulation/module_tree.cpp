@@ -32,7 +32,8 @@ TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
 
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                              const ModelConfig &config, const std::string &dtype,
-                             const std::vector<const SyntaxFile *> &config_files) {
+                             const std::vector<const SyntaxFile *> &config_files,
+                             const AutoModelClasses *auto_classes) {
   ModuleTree tree;
   std::string canonical;
   if (!dtype.empty() && dtype != "auto") {
@@ -52,6 +53,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
   }
   Evaluator evaluator(package, {}, &tree, nullptr);
   evaluator.add_files(config_files);
+  evaluator.set_auto_classes(auto_classes);
   auto cls = evaluator.find_class(root.name);
   if (!cls)
     return tree;

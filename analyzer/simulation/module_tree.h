@@ -69,6 +69,22 @@ struct ModuleTree {
   bool complete() const { return root && unknowns.empty(); }
 };
 
+// transformers' auto mappings as its own tree states them (models/auto/): which class
+// `AutoModel.from_config(config)` and `AutoModelForX.from_config(config)` build for a
+// configuration's model_type (modeling_auto.py: `class AutoModelForCausalLM(_BaseAutoModelClass):
+// _model_mapping = MODEL_FOR_CAUSAL_LM_MAPPING`, built from MODEL_FOR_CAUSAL_LM_MAPPING_NAMES).
+struct AutoModelClasses {
+  // auto class name ("AutoModel", "AutoModelForCausalLM") -> model_type -> model class name
+  std::map<std::string, std::map<std::string, std::string>> by_auto_class;
+  const std::string *find(const std::string &auto_class, const std::string &model_type) const {
+    auto a = by_auto_class.find(auto_class);
+    if (a == by_auto_class.end())
+      return nullptr;
+    auto m = a->second.find(model_type);
+    return m == a->second.end() ? nullptr : &m->second;
+  }
+};
+
 // A model configuration: the attributes of the PretrainedConfig object `from_pretrained` builds.
 struct ModelConfig {
   nlohmann::json values = nlohmann::json::object(); // attribute -> value
@@ -94,8 +110,10 @@ ModelConfig build_model_config(const Package &package,
 // The class `from_pretrained` would build: `architectures[0]` of the config, else the package's
 // ...ForCausalLM / ...ForConditionalGeneration / other `PreTrainedModel` root (never a child of
 // another class). Null when the package has no module class.
+// Classes of `library_files` are never chosen unless requested.
 const ModuleClass *choose_root_class(const Package &package, const ModelConfig &config,
-                                     const std::string &requested);
+                                     const std::string &requested,
+                                     const std::vector<const SyntaxFile *> &library_files = {});
 
 // Parses "bf16", "bfloat16", "fp16", "float16", "fp32", "float32", "int8", "fp8"...: bytes, or 0.
 int dtype_bytes_from_name(const std::string &name, std::string *canonical = nullptr);
@@ -105,7 +123,8 @@ int dtype_bytes_from_name(const std::string &name, std::string *canonical = null
 // `AutoModel.from_config` builds (the package's own names come first).
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                              const ModelConfig &config, const std::string &dtype,
-                             const std::vector<const SyntaxFile *> &config_files = {});
+                             const std::vector<const SyntaxFile *> &config_files = {},
+                             const AutoModelClasses *auto_classes = nullptr);
 
 // A device map written in Python (a dict literal, or a function such as ChatGLM's
 // `auto_configure_device_map(num_gpus)`), evaluated with `config` and the function's arguments:

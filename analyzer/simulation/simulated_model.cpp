@@ -1,6 +1,7 @@
 #include "simulation/simulated_model.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace devlint {
 
@@ -12,12 +13,30 @@ void add_unique(std::vector<std::string> &v, const std::string &s) {
 }
 
 // Every PreTrainedModel class of the package that from_pretrained could build, in file order.
-std::vector<std::string> model_classes(const Package &package) {
+std::vector<std::string> model_classes(const Package &package,
+                                       const std::vector<const SyntaxFile *> &library_files) {
   std::vector<std::string> names;
   for (const auto &cls : package.classes)
-    if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__"))
+    if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__") &&
+        std::find(library_files.begin(), library_files.end(), cls->file) == library_files.end())
       add_unique(names, std::string(cls->name));
   return names;
+}
+
+// transformers' post_init gathers `_no_split_modules` from every PreTrainedModel child
+// (modeling_utils.py, PreTrainedModel.post_init; _get_no_split_modules in 4.x walks them too): a
+// sub-model of another package adds its model's list. Its model scope stands for that list.
+void add_sub_model_no_split(SimulatedModel &setup) {
+  std::unordered_set<const ModelScope *> seen{setup.root->scope};
+  for (const auto &[path, node] : named_modules(setup.tree)) {
+    if (!node->cls || !node->cls->is_pretrained_model || !node->cls->scope ||
+        !seen.insert(node->cls->scope).second)
+      continue;
+    for (const std::string &c : node->cls->scope->no_split_modules)
+      add_unique(setup.no_split_modules, c);
+    if (node->cls->scope->refuses_string_maps)
+      setup.supports_string_maps = false;
+  }
 }
 
 bool json_names(const nlohmann::json &values, const char *key, const std::string &name) {
@@ -64,8 +83,8 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
   if (json)
     setup.config.source =
         json_path + (setup.config.source == "config.json" ? "" : " (" + setup.config.source + ")");
-  setup.root = choose_root_class(package, setup.config, options.model_class);
-  std::vector<std::string> candidates = model_classes(package);
+  setup.root = choose_root_class(package, setup.config, options.model_class, inputs.library_files);
+  std::vector<std::string> candidates = model_classes(package, inputs.library_files);
   if (!setup.root) {
     std::string listed;
     for (const std::string &c : candidates)
@@ -95,7 +114,8 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
     setup.error = "unknown dtype `" + options.dtype + "` (bf16, fp16, fp32, int8, fp8)";
     return;
   }
-  setup.tree = build_module_tree(package, *setup.root, setup.config, options.dtype, config_files);
+  setup.tree = build_module_tree(package, *setup.root, setup.config, options.dtype, config_files,
+                                 inputs.auto_classes);
   for (const std::string &u : setup.config.unknowns)
     setup.tree.unknowns.push_back({"", "configuration: " + u, ""});
   if (!setup.config.present)
@@ -104,6 +124,8 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
   if (setup.root->scope) {
     setup.no_split_modules = setup.root->scope->no_split_modules;
     setup.supports_string_maps = !setup.root->scope->refuses_string_maps;
+    if (!inputs.library_files.empty())
+      add_sub_model_no_split(setup);
   }
   for (const std::string &c : options.extra_no_split_modules)
     add_unique(setup.no_split_modules, c);

@@ -19,6 +19,10 @@ struct ModelInputs {
   std::vector<const SyntaxFile *> configuration_files; // configuration_*.py, lowered
   const nlohmann::json *config_json = nullptr;         // config.json (an object), or null
   std::string config_json_path;                        // where it was read (names the source)
+  // Files of other models' packages the package's sub-configurations name (transformers' own
+  // tree): their classes build sub-models, but none of them is the model from_pretrained builds.
+  std::vector<const SyntaxFile *> library_files;
+  const AutoModelClasses *auto_classes = nullptr; // the tree's auto mappings, or null
 };
 
 struct ModelRequest {

@@ -89,6 +89,12 @@ std::optional<ClassRef> Evaluator::auto_model_class(std::string_view auto_class,
     why = "the package has no model class for " + described;
     return std::nullopt;
   }
+  // The tree's own mapping decides where it names the class (CLIPVisionModel, not
+  // CLIPVisionModelWithProjection, for clip_vision_model).
+  if (auto_classes_ && model_type.is(Kind::Str))
+    if (const std::string *name = auto_classes_->find(std::string(auto_class), model_type.text))
+      if (std::optional<ClassRef> ref = find_class(*name))
+        return ref;
   std::string_view suffix = auto_class.substr(std::string_view("AutoModel").size());
   std::vector<ClassRef> found;
   std::string names;

@@ -1,0 +1,175 @@
+#include "driver/model_setup_siblings.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "model/file_input.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Far more than any composite model names (BLIP-2: OPT; PaliGemma: Gemma and SigLIP), few
+// enough that a hostile tree cannot make devmap read it all.
+constexpr size_t kMaxSiblingPackages = 16;
+constexpr uint64_t kMaxMappingFileBytes = 8u << 20;
+
+std::string read_text(const fs::path &path) {
+  std::string why;
+  std::optional<std::string> text = read_regular_file(path.string(), kMaxMappingFileBytes, why);
+  return text ? *text : std::string();
+}
+
+// The text of every block `NAME = OrderedDict(...)`, `NAME = {...}` or `NAME.update(...)`:
+// from its opening bracket to the matching close, strings and comments skipped.
+std::vector<std::string> blocks_of(const std::string &text, const std::string &name) {
+  std::vector<std::string> out;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool line_start = at == 0 || text[at - 1] == '\n';
+    size_t after = at + name.size();
+    size_t open = text.find_first_of("({\n", after);
+    if (!line_start || open == std::string::npos || text[open] == '\n')
+      continue;
+    std::string between = text.substr(after, open - after);
+    if (between != " = OrderedDict" && between != ".update" && between != " = ")
+      continue;
+    int depth = 0;
+    size_t i = open;
+    for (; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '#') {
+        i = text.find('\n', i);
+        if (i == std::string::npos)
+          break;
+      } else if (c == '"' || c == '\'') {
+        size_t close = text.find(c, i + 1);
+        if (close == std::string::npos)
+          break;
+        i = close;
+      } else if (c == '(' || c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == ')' || c == '}' || c == ']') && --depth == 0) {
+        break;
+      }
+    }
+    if (i == std::string::npos || i >= text.size())
+      break;
+    out.push_back(text.substr(open, i - open + 1));
+    at = i;
+  }
+  return out;
+}
+
+// `("llama", "LlamaConfig")` and `"llama": "LlamaConfig"` pairs of a mapping's blocks; a value
+// that is a tuple of classes (several per model_type) is not one pair and is left out.
+std::map<std::string, std::string> mapping(const std::vector<std::string> &texts,
+                                           const std::string &name) {
+  static const std::regex pair_pattern(
+      R"re(\(\s*"([^"\n]+)"\s*,\s*"([^"\n]+)"\s*\)|"([^"\n]+)"\s*:\s*"([^"\n]+)")re");
+  std::map<std::string, std::string> out;
+  for (const std::string &text : texts)
+    for (const std::string &block : blocks_of(text, name))
+      for (std::sregex_iterator it(block.begin(), block.end(), pair_pattern), end; it != end;
+           ++it) {
+        const std::smatch &m = *it;
+        if (m[1].matched)
+          out.emplace(m[1].str(), m[2].str());
+        else
+          out.emplace(m[3].str(), m[4].str());
+      }
+  return out;
+}
+
+// `class AutoModelForX(_BaseAutoModelClass): _model_mapping = MODEL_FOR_X_MAPPING` with
+// `MODEL_FOR_X_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, MODEL_FOR_X_MAPPING_NAMES)`.
+AutoModelClasses auto_model_classes(const std::vector<std::string> &texts) {
+  static const std::regex class_pattern(
+      R"re(class (AutoModel\w*)\(_BaseAutoModelClass\):\s*\n\s*_model_mapping = (\w+))re");
+  static const std::regex lazy_pattern(
+      R"re((\w+) = _LazyAutoMapping\(\s*CONFIG_MAPPING_NAMES,\s*(\w+)\s*\))re");
+  std::map<std::string, std::string> names_of_mapping;
+  std::vector<std::pair<std::string, std::string>> classes;
+  for (const std::string &text : texts) {
+    for (std::sregex_iterator it(text.begin(), text.end(), lazy_pattern), end; it != end; ++it)
+      names_of_mapping.emplace((*it)[1].str(), (*it)[2].str());
+    for (std::sregex_iterator it(text.begin(), text.end(), class_pattern), end; it != end; ++it)
+      classes.emplace_back((*it)[1].str(), (*it)[2].str());
+  }
+  AutoModelClasses out;
+  for (const auto &[auto_class, lazy] : classes) {
+    auto names = names_of_mapping.find(lazy);
+    if (names != names_of_mapping.end())
+      out.by_auto_class[auto_class] = mapping(texts, names->second);
+  }
+  return out;
+}
+
+// transformers' model_type_to_module_name (models/auto/configuration_auto.py).
+std::string module_name(const std::string &model_type,
+                        const std::map<std::string, std::string> &special) {
+  auto it = special.find(model_type);
+  if (it != special.end())
+    return it->second;
+  std::string name = model_type;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+} // namespace
+
+SiblingModels find_sibling_models(const std::string &directory,
+                                  const std::vector<std::string> &configuration_texts) {
+  SiblingModels out;
+  std::error_code ec;
+  fs::path own = fs::weakly_canonical(fs::path(directory), ec);
+  if (ec)
+    return out;
+  fs::path models = own.parent_path();
+  fs::path auto_dir = models / "auto";
+  if (!fs::is_directory(auto_dir, ec) || own == auto_dir)
+    return out;
+  std::vector<std::string> texts;
+  for (fs::directory_iterator it(auto_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".py")
+      texts.push_back(read_text(it->path()));
+  std::map<std::string, std::string> config_classes = mapping(texts, "CONFIG_MAPPING_NAMES");
+  if (config_classes.empty())
+    return out;
+  out.in_transformers_tree = true;
+  std::map<std::string, std::string> special = mapping(texts, "SPECIAL_MODEL_TYPE_TO_MODULE_NAME");
+  out.auto_classes = auto_model_classes(texts);
+
+  // Model types named by a string literal of a configuration file, followed breadth-first.
+  static const std::regex literal(R"re("([A-Za-z0-9_\-]+)")re");
+  std::set<fs::path> seen{own};
+  std::vector<std::string> pending = configuration_texts;
+  for (size_t next = 0; next < pending.size() && out.directories.size() < kMaxSiblingPackages;
+       ++next) {
+    const std::string text = pending[next];
+    for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) {
+      std::string model_type = (*it)[1].str();
+      if (!config_classes.count(model_type))
+        continue;
+      fs::path sibling = models / module_name(model_type, special);
+      if (seen.count(sibling) || !fs::is_directory(sibling, ec))
+        continue;
+      seen.insert(sibling);
+      out.directories.push_back(sibling.string());
+      if (out.directories.size() == kMaxSiblingPackages)
+        break;
+      for (fs::directory_iterator file(sibling, ec), stop; !ec && file != stop;
+           file.increment(ec)) {
+        std::string name = file->path().filename().string();
+        if (name.rfind("configuration_", 0) == 0 && file->path().extension() == ".py")
+          pending.push_back(read_text(file->path()));
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace devlint
