@@ -1,3 +1,4 @@
+#include "rules/origin_text.h"
 #include "rules/site_finding.h"
 
 namespace devlint {
@@ -44,6 +45,32 @@ Put the inputs where the model is: `input_ids.to(model.device)`.
     return rule;
   }
   std::vector<SiteKind> site_kinds() const override { return {SiteKind::ModelCall}; }
+  // The placements are the code's own: no hook moves a model's inputs after `.to(device)`.
+  std::string why(const SiteContext &context) const override {
+    const Mismatch &m = context.mismatch;
+    const bool cpp = context.site.file->explicit_placement;
+    auto where = [cpp](const Origin &o) -> std::string {
+      const std::string label = cpp ? cpp_spelling(std::string(o.label)) : std::string(o.label);
+      switch (o.kind) {
+      case OriginKind::LiteralDevice:
+        return "`" + std::string(o.label) + "`";
+      case OriginKind::RunTimeDevice:
+        return "the device in `" + std::string(o.label) + "`";
+      case OriginKind::Fresh:
+        return label == "cpu" ? "the CPU (`.cpu()`)"
+                              : "the CPU (`" + label + "(...)` without a device)";
+      case OriginKind::PlainTensor:
+        return "the CPU";
+      default:
+        return "another device";
+      }
+    };
+    const std::string cause = "the code places the model on " + where(*m.anchor_origin) +
+                              " and this tensor on " + where(*m.moved_origin);
+    return cause + "; a model moved with " + (cpp ? "`->to()`" : "`.to()`") +
+           " has no hooks that move its inputs, so its first layer meets the tensor on another "
+           "device";
+  }
   Finding report(const SiteContext &context) const override {
     Finding f = combines_finding(*this, context, kSitOnDifferentDevices);
     // Where code is placed explicitly (LibTorch) the model's device is written at the call's

@@ -198,6 +198,78 @@ std::string split_reason_text(const UnitFacts &facts, const ModuleClass *unit) {
   return "";
 }
 
+// Why a tensor made or left on the CPU fails, whatever the device map: `cpu_origin` is a fresh
+// tensor (no `device=`, or `.cpu()`) or an unregistered tensor attribute, not moved since.
+std::string cpu_tensor_text(const Origin &cpu_origin, const Site &site) {
+  const bool cpp = site.file && site.file->explicit_placement;
+  const std::string label =
+      cpp ? cpp_spelling(std::string(cpu_origin.label)) : std::string(cpu_origin.label);
+  if (cpu_origin.kind == OriginKind::PlainTensor)
+    return cpp ? "tensor member `" + label +
+                     "` is not a registered parameter or buffer: `->to()` moves parameters and "
+                     "buffers only, so it stays on the CPU and meets the other operand there "
+                     "when the module runs on a GPU"
+               : "`self." + label +
+                     "` is a plain tensor attribute, not a registered parameter or buffer: "
+                     "neither `.to()` nor a device map's dispatch moves it, so it stays on the "
+                     "CPU where it was made and meets the other operand there whenever the model "
+                     "runs on a GPU, one GPU included";
+  std::string made = label == "cpu" ? "`.cpu()` moves this tensor to the CPU"
+                     : label.rfind(cpp ? "torch::data::" : "torch.data.", 0) == 0
+                         ? "a `" + label + "` batch is made on the CPU"
+                         : "`" + label + "(...)` without a device makes this tensor on the CPU, " +
+                               "the default device";
+  return made +
+         (cpp ? "; LibTorch moves no tensor by itself, so when the module runs on a GPU it meets "
+                "the other operand on another device"
+              : "; no hook moves a tensor made inside a method (hooks move a module's arguments "
+                "and outputs), so whenever the model runs on a GPU, one GPU included, it meets "
+                "the other operand on another device");
+}
+
+// The operand that sits on the CPU on every map, if one does.
+const Origin *cpu_origin_of(const Mismatch &m) {
+  for (const Origin *o : {m.moved_origin, m.anchor_origin})
+    if ((o->kind == OriginKind::Fresh || o->kind == OriginKind::PlainTensor) && o->moved_to.empty())
+      return o;
+  return nullptr;
+}
+
+// Where the code itself put an operand: `cuda:1`, the device in `gpu`; empty if it did not.
+std::string placed_where(const Origin &o, const Site &site) {
+  // A member module a LibTorch constructor placed on a literal device: its outputs are there.
+  if (o.kind == OriginKind::Child && site.unit && o.moved_to.empty()) {
+    const ChildDecl *child = site.unit->find_child(o.label.substr(0, o.label.find('.')));
+    if (child && !child->placed_device.empty())
+      return "`" + child->placed_device + "`";
+  }
+  if (!o.moved_to.empty())
+    return "`" + std::string(o.moved_to) + "`";
+  if (o.kind == OriginKind::LiteralDevice)
+    return "`" + std::string(o.label) + "`";
+  if (o.kind == OriginKind::RunTimeDevice)
+    return "the device in `" + std::string(o.label) + "`";
+  return "";
+}
+
+// Operands the code placed on devices it names (LibTorch, or `.to(...)` in a script): nothing
+// moves them to one device but the code.
+std::string placed_by_code_text(const Mismatch &m, const Site &site) {
+  const std::string moved = placed_where(*m.moved_origin, site);
+  const std::string anchor = placed_where(*m.anchor_origin, site);
+  const std::string nothing_moves = site.file && site.file->explicit_placement
+                                        ? "LibTorch moves no tensor by itself"
+                                        : "no hook moves a tensor the code placed";
+  if (!moved.empty() && !anchor.empty())
+    return "the code places one operand on " + moved + " and the other on " + anchor + ", and " +
+           nothing_moves + ": they meet here on different devices";
+  const std::string one = !moved.empty() ? moved : anchor;
+  if (!one.empty())
+    return "the code places one operand on " + one + " and " + nothing_moves +
+           ", so it meets the other operand wherever that one was left";
+  return "";
+}
+
 } // namespace
 
 // The default explanation: by what made the operands (state allocated for every layer, a cache
@@ -227,10 +299,10 @@ std::string SiteRule::why(const SiteContext &context) const {
            "to every layer; hooks move tensor arguments, not the tensors an object holds, so a "
            "layer on another device reads them where they were allocated";
   // The placement story only explains activations: a CPU tensor fails on any map.
-  const bool state_or_fresh = m.moved_origin->kind == OriginKind::Fresh ||
-                              m.moved_origin->kind == OriginKind::PlainTensor ||
-                              m.anchor_origin->kind == OriginKind::Fresh;
-  return state_or_fresh ? "" : split_reason_text(context.facts, site.unit);
+  if (const Origin *cpu = cpu_origin_of(m))
+    return cpu_tensor_text(*cpu, site);
+  std::string split = split_reason_text(context.facts, site.unit);
+  return split.empty() ? placed_by_code_text(m, site) : split;
 }
 
 Finding site_finding(const Rule &rule, const SiteContext &context, std::string message) {

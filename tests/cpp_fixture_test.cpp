@@ -58,6 +58,8 @@ void expect_annotated_findings(const fs::path &fixture, const CheckResult &resul
     EXPECT_TRUE(must.count({f.range.line, f.code}))
         << fixture.filename() << ":" << f.range.line << ": unexpected " << f.code << ": "
         << f.message;
+    EXPECT_FALSE(f.why.empty()) << fixture.filename() << ":" << f.range.line << ": " << f.code
+                                << " has no why: " << f.message; // issue 26
   }
   for (const auto &m : must)
     EXPECT_TRUE(actual.count(m)) << fixture.filename() << ":" << m.first << ": expected "

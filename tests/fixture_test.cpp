@@ -10,6 +10,7 @@
 // changes; the fixed file must parse, must report none of the fixed findings, and fixing it again
 // must change nothing.
 // Unused suppressions are reported (DL900): a fixture's suppression comment must silence something.
+// Every finding has a non-empty why.
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -98,6 +99,9 @@ TEST_P(FixtureTest, FindingsMatchAnnotations) {
         << f.file->display_path << ":" << f.range.line << ": " << f.message;
     const std::string &shown = f.summary.empty() ? f.message : f.summary;
     EXPECT_LE(shown.size(), 120u) << f.file->display_path << ":" << f.range.line << ": " << shown;
+    // Every finding says why the site fails (issue 26).
+    EXPECT_FALSE(f.why.empty()) << f.file->display_path << ":" << f.range.line << ": " << f.code
+                                << " has no why: " << f.message;
   }
   int annotated = 0;
   for (const SourceFile *file : sources) {

@@ -8,6 +8,7 @@
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
+#include "placement/capability_probes.h"
 
 namespace devlint {
 
@@ -79,6 +80,12 @@ const OriginSet *Interpreter::emit(Site &site) {
 void Interpreter::hardcoded(const Expr *e, std::string device) {
   if (frame_->script || !frame_->unit || muted_sites_ > 0)
     return;
+  // A wrapper of `.cuda()` forwards its caller's choice; a tensor made only to try a kernel on
+  // the device meets none of the model's tensors.
+  const FunctionDef *running = call_stack_.empty() ? nullptr : call_stack_.back();
+  if (running && (is_cuda_wrapper(*running) ||
+                  (frame_->statement && is_capability_probe(*running, *frame_->statement))))
+    return;
   // A LibTorch module that places its own children on literal devices (a model split by hand)
   // is meant to run there: its literal devices are the design, not an oversight.
   if (frame_->file && frame_->file->explicit_placement) {
@@ -95,6 +102,9 @@ void Interpreter::hardcoded(const Expr *e, std::string device) {
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
   site.file = frame_->file;
   site.statement = frame_->statement;
+  // In a helper inlined from the module's method: the call in that method tells who runs it.
+  for (const Frame *f = frame_; f->call && f->caller; f = f->caller)
+    site.entry_call = {f->call, f->caller->file, f->caller->function, f->caller->unit};
   sink_.on_site(site);
 }
 
