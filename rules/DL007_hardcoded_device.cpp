@@ -8,7 +8,7 @@ namespace {
 // places its modules itself; no device map is involved.
 constexpr size_t kMaxSummary = 100; // as site_finding's: the first line a terminal shows
 
-bool runs_as_program(const SyntaxFile &file) {
+bool scan_runs_as_program(const SyntaxFile &file) {
   for (const Stmt *s : file.body) {
     const Expr *c = s->kind == StmtKind::If ? s->value : nullptr;
     if (c && c->kind == ExprKind::Compare && c->operands.size() == 2 &&
@@ -16,6 +16,24 @@ bool runs_as_program(const SyntaxFile &file) {
       return true;
   }
   return false;
+}
+
+// Asked for every finding: a file's findings come one after another, so the last answer is kept
+// (a file of 100,000 classes, each with a finding, would otherwise be scanned 100,000 times).
+bool runs_as_program(const SyntaxFile &file) {
+  struct Memo {
+    const SyntaxFile *file = nullptr;
+    const SourceFile *source = nullptr;
+    const Stmt *first = nullptr;
+    size_t statements = 0;
+    bool result = false;
+  };
+  thread_local Memo memo;
+  const Stmt *first = file.body.empty() ? nullptr : file.body.front();
+  if (memo.file != &file || memo.source != file.source || memo.first != first ||
+      memo.statements != file.body.size())
+    memo = {&file, file.source, first, file.body.size(), scan_runs_as_program(file)};
+  return memo.result;
 }
 
 class HardcodedDeviceRule final : public SiteRule {
