@@ -79,7 +79,13 @@ void print_table(const ModelSetup &setup, const SimulationRequest &request,
   for (size_t i = 0; i < setup.no_split_modules.size(); ++i)
     out << (i ? ", " : "") << setup.no_split_modules[i];
   out << (setup.no_split_modules.empty() ? "(none)" : "") << "\n"
-      << "placement: accelerate " << kSimulatedAccelerateVersion << " "
+      << "transformers: " << setup.transformers.version << " ("
+      << printable(setup.transformers.source) << ")\n"
+      << "placement: "
+      << (request.transformers_major >= 5
+              ? "transformers' integrations/accelerate.py"
+              : "accelerate " + std::string(kSimulatedAccelerateVersion))
+      << " "
       << (request.strategy == PlacementStrategy::Balanced
               ? "get_balanced_memory + infer_auto_device_map (device_map=\"auto\")"
               : "infer_auto_device_map (device_map=\"sequential\")")
@@ -425,6 +431,7 @@ int run_devmap(const DevmapFlags &flags) {
       flags.strategy == "sequential" ? PlacementStrategy::Sequential : PlacementStrategy::Balanced;
   request.gpus = flags.gpus;
   request.no_split_module_classes = setup->no_split_modules;
+  request.transformers_major = setup->transformers.major;
   if (!flags.max_memory.empty()) {
     try {
       request.max_memory = parse_max_memory(flags.max_memory);

@@ -11,6 +11,7 @@
 
 #include "diagnostics/finding.h"
 #include "driver/model_setup_siblings.h"
+#include "driver/model_setup_version.h"
 #include "simulation/simulated_model.h"
 
 namespace devlint {
@@ -45,6 +46,9 @@ struct ModelSetup : SimulatedModel {
   // In transformers' own tree: the packages of the models its sub-configurations name, and the
   // modeling files read from them (never the model from_pretrained builds).
   SiblingModels siblings;
+  // The transformers release the model is loaded with (load_model_setup: the one installed on
+  // the search paths, else the newest devlint knows).
+  TransformersVersion transformers;
   std::vector<const SyntaxFile *> library_files;
   std::vector<Diagnostic> diagnostics; // files not read (warnings: the setup goes on without them)
   // config.json (or --model-config) that could not be read or parsed; `error` says so too.

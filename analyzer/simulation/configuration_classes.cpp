@@ -5,8 +5,11 @@
 namespace devlint::simulation {
 
 // PretrainedConfig.__init__'s attributes that models read (transformers 4.47).
-void add_pretrained_config_defaults(std::map<std::string, Value> &attrs) {
-  auto set = [&](const char *name, Value v) { attrs.emplace(name, std::move(v)); };
+void add_pretrained_config_defaults(std::map<std::string, Value> &attrs, bool dataclass_style) {
+  auto set = [&](const char *name, Value v) {
+    if (!dataclass_style || std::string_view(name) != "tie_word_embeddings")
+      attrs.emplace(name, std::move(v));
+  };
   set("return_dict", Value::boolean(true));
   set("output_hidden_states", Value::boolean(false));
   set("output_attentions", Value::boolean(false));
@@ -140,8 +143,16 @@ void Evaluator::dataclass_init(const ClassRef &cls, const ClassRef &owner, const
       rest.push_back(keyword);
     }
   }
-  if (is_transformers_config(cls))
-    add_pretrained_config_defaults(attrs);
+  if (is_transformers_config(cls)) {
+    add_pretrained_config_defaults(attrs, true);
+    // A class attribute without annotation is no field, yet `getattr(config, ...)` reads it
+    // (`tie_word_embeddings = True` in a @strict configuration's body).
+    if (!attrs.count("tie_word_embeddings")) {
+      Value tie = class_attribute(cls, "tie_word_embeddings");
+      if (tie.is(Kind::Bool))
+        attrs["tie_word_embeddings"] = tie;
+    }
+  }
   Value post_init = class_member(cls, "__post_init__", self);
   if (post_init.is(Kind::Function))
     call_function(post_init, {}, rest, caller, caller.module_path);

@@ -141,9 +141,46 @@ const ModuleNode *module_at(const ModuleTree &tree, const std::string &path) {
   return node;
 }
 
+MaxMemory apply_budgets(MaxMemory max_memory, int64_t per_gpu);
+
+// transformers 5's own buffer (integrations/accelerate.py, get_balanced_memory): the largest
+// module of any no-split class, not the first of each class (a decoder block with cross-attention
+// outweighs an encoder block), and the mean over the modules that hold tensors themselves
+// (compute_module_sizes' `leaves_module_sizes`, the parent of every counted tensor).
+int64_t transformers5_buffer(const ModuleTree &tree, const std::vector<std::string> &no_split,
+                             const Sizes &sizes) {
+  int64_t largest_block = 0;
+  if (!no_split.empty())
+    for (const auto &[path, node] : named_modules(tree))
+      if (std::find(no_split.begin(), no_split.end(), node->class_name) != no_split.end())
+        largest_block = std::max(largest_block, sizes.at(path));
+  std::map<std::string, int64_t> holders;
+  std::unordered_set<int> seen_storage;
+  for (const NamedTensor &t : named_tensors(tree, false)) {
+    if (!seen_storage.insert(t.tensor->storage).second || t.name.find('.') == std::string::npos)
+      continue;
+    holders[t.name.substr(0, t.name.rfind('.'))] += 0;
+  }
+  int64_t sum = 0;
+  for (auto &[path, size] : holders) {
+    size = sizes.at(path) - [&] { // the module's own tensors: its size less its children's
+      int64_t children = 0;
+      if (const ModuleNode *node = module_at(tree, path))
+        for (const auto &[name, child] : node->children)
+          children += sizes.at(path + "." + name);
+      return children;
+    }();
+    sum += size;
+  }
+  int64_t mean = static_cast<int64_t>(static_cast<double>(sum) /
+                                      static_cast<double>(std::max<size_t>(holders.size(), 1)));
+  return static_cast<int64_t>(1.25 * static_cast<double>(std::max(largest_block, mean)));
+}
+
 // get_balanced_memory (low_zero=False, as device_map="auto" / "balanced").
 MaxMemory get_balanced_memory(const ModuleTree &tree, MaxMemory max_memory, bool user_set,
-                              const std::vector<std::string> &no_split, const Sizes &sizes) {
+                              const std::vector<std::string> &no_split, const Sizes &sizes,
+                              int transformers_major) {
   int num_devices = 0;
   for (const auto &[d, mem] : max_memory)
     if (is_gpu(d) && mem > 0)
@@ -157,6 +194,8 @@ MaxMemory get_balanced_memory(const ModuleTree &tree, MaxMemory max_memory, bool
         break;
       }
   int64_t per_gpu = sizes.at("") / num_devices;
+  if (transformers_major >= 5)
+    return apply_budgets(max_memory, per_gpu + transformers5_buffer(tree, no_split, sizes));
   int64_t buffer = 0;
   if (!no_split.empty()) {
     std::map<std::string, int64_t> no_split_children;
@@ -201,7 +240,12 @@ MaxMemory get_balanced_memory(const ModuleTree &tree, MaxMemory max_memory, bool
   int64_t mean_leaves = static_cast<int64_t>(
       static_cast<double>(sum) / static_cast<double>(std::max<size_t>(leaves.size(), 1)));
   buffer = static_cast<int64_t>(1.25 * static_cast<double>(std::max(buffer, mean_leaves)));
-  per_gpu += buffer;
+  return apply_budgets(max_memory, per_gpu + buffer);
+}
+
+// Every GPU but the last gets min(per_gpu, its memory); the last keeps its whole memory in case
+// the buffer is not enough.
+MaxMemory apply_budgets(MaxMemory max_memory, int64_t per_gpu) {
   std::vector<size_t> gpu_positions;
   for (size_t i = 0; i < max_memory.size(); ++i)
     if (is_gpu(max_memory[i].first) && max_memory[i].second > 0)
@@ -209,7 +253,6 @@ MaxMemory get_balanced_memory(const ModuleTree &tree, MaxMemory max_memory, bool
   std::sort(gpu_positions.begin(), gpu_positions.end(), [&](size_t a, size_t b) {
     return std::stoi(max_memory[a].first) < std::stoi(max_memory[b].first);
   });
-  // The last GPU keeps its whole memory in case the buffer is not enough.
   for (size_t k = 0; k + 1 < gpu_positions.size(); ++k) {
     int64_t &mem = max_memory[gpu_positions[k]].second;
     mem = std::min(per_gpu, mem);
@@ -319,7 +362,8 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
     max_memory.emplace_back("cpu", kPlenty);
   }
   if (request.strategy == PlacementStrategy::Balanced)
-    max_memory = get_balanced_memory(tree, max_memory, user_set, no_split, sizes);
+    max_memory = get_balanced_memory(tree, max_memory, user_set, no_split, sizes,
+                                     request.transformers_major);
   result.budgets = max_memory;
 
   // _init_infer_auto_device_map
@@ -341,6 +385,9 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
     return std::nullopt; // disk: unlimited
   };
   const auto &tied_parameters = tree.tied_parameters;
+  // from_pretrained in transformers 5 runs its own copy of the placement functions
+  // (integrations/accelerate.py); 4.x calls accelerate's (utils/modeling.py).
+  const bool transformers5 = request.transformers_major >= 5;
 
   std::vector<Item> modules_to_treat;
   Item root{"", tree.root, nullptr};
@@ -415,6 +462,15 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
                              [&](const Item &i) { return starts_with(tied_param, i.name + "."); });
       if (it == modules_to_treat.end())
         continue;
+      if (transformers5) { // integrations/accelerate.py get_module_size_with_ties
+        if (std::find(tied_module_names.begin(), tied_module_names.end(), it->name) !=
+            tied_module_names.end())
+          continue;
+        tied_module_names.push_back(it->name);
+        tied_modules.push_back(*it);
+        module_size_with_ties += sizes.at(it->name);
+        continue;
+      }
       tied_module_names.push_back(it->name);
       tied_modules.push_back(*it);
       module_size_with_ties += sizes.at(it->name) - sizes.at(tied_param);
@@ -460,8 +516,9 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
         continue;
     }
 
-    // The module does not fit: split it, or go to the next device.
-    if (used[device] + module_size >= limit) {
+    // The module does not fit: split it, or go to the next device. transformers 5 splits it
+    // also when it fits alone but not with its tied modules and none of those could be split.
+    if (transformers5 || used[device] + module_size >= limit) {
       if (!cannot_split(item, no_split)) {
         std::vector<Item> children = own_parameter_items(item);
         for (const Item &c : children_items(item))

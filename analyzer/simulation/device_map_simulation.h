@@ -45,6 +45,10 @@ struct SimulationRequest {
   std::optional<MaxMemory> max_memory;
   int gpus = 2;
   std::vector<std::string> no_split_module_classes;
+  // The transformers release from_pretrained runs: 5 and later place with their own copy of
+  // accelerate's functions (integrations/accelerate.py), which differs in the balanced budgets'
+  // buffer and in tied modules; 4 calls accelerate's.
+  int transformers_major = 4;
 };
 
 struct SimulationResult {

@@ -26,8 +26,12 @@
 
 namespace devlint::simulation {
 
-// PretrainedConfig.__init__'s attributes that models read (transformers 4.47).
-void add_pretrained_config_defaults(std::map<std::string, Value> &attrs);
+// PretrainedConfig.__init__'s attributes that models read (transformers 4.47). A dataclass-style
+// configuration (`dataclass_style`) is transformers 5's PreTrainedConfig, which declares no
+// `tie_word_embeddings` (configuration_utils.py): a configuration that does not declare it
+// ties nothing there (`getattr(config, "tie_word_embeddings", False)`).
+void add_pretrained_config_defaults(std::map<std::string, Value> &attrs,
+                                    bool dataclass_style = false);
 
 struct Frame {
   std::unordered_map<std::string, Value> locals;
@@ -82,6 +86,8 @@ public:
 
   // transformers' auto mappings (null: pick by the package's `config_class`es alone).
   void set_auto_classes(const AutoModelClasses *auto_classes) { auto_classes_ = auto_classes; }
+
+  static bool is_dataclass_config(const ClassDef *c) { return is_dataclass(c); }
 
   // ---- entry points ----
 

@@ -142,7 +142,8 @@ ModelConfig build_model_config(const Package &package,
         for (const auto &[k, v] : json->items())
           if (!object.object->attrs.count(k))
             object.object->attrs[k] = from_json(v, false);
-      add_pretrained_config_defaults(object.object->attrs);
+      add_pretrained_config_defaults(object.object->attrs,
+                                     Evaluator::is_dataclass_config(by_name[chosen]));
       Value map =
           evaluator.class_attribute(ClassRef{by_name[chosen], file_of[chosen]}, "attribute_map");
       if (map.is(Kind::Dict))

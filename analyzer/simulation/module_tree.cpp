@@ -76,21 +76,39 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
   Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
   if (tied_keys.is(Kind::Dict)) {
     // transformers 5: `_tied_weights_keys = {target: source}` gives each target parameter its
-    // source's storage when config.tie_word_embeddings (get_expanded_tied_weights_keys). Regular
-    // expressions there are not expanded (a repository's pattern is not run): listed instead.
-    for (const auto &[target_name, source_name] : *tied_keys.dict) {
-      if (!tie || !target_name.is(Kind::Str) || !source_name.is(Kind::Str))
+    // source's storage when config.tie_word_embeddings (get_expanded_tied_weights_keys), which
+    // a 5.x configuration does not default to true (PreTrainedConfig has no such field; the
+    // check is `getattr(config, "tie_word_embeddings", False)`). post_init adds every
+    // PreTrainedModel child's keys under its name (BartModel's encoder and decoder embeddings
+    // tied to `shared`), each sub-model's own first. Regular expressions are not expanded (a
+    // repository's pattern is not run): listed instead.
+    bool tie5 = config.values.contains("tie_word_embeddings") &&
+                (!config.values["tie_word_embeddings"].is_boolean() ||
+                 config.values["tie_word_embeddings"].get<bool>());
+    auto tie_keys = [&](ModuleNode *owner, const std::string &prefix, const Value &keys) {
+      for (const auto &[target_name, source_name] : *keys.dict) {
+        if (!tie5 || !target_name.is(Kind::Str) || !source_name.is(Kind::Str))
+          continue;
+        TreeTensor *target = parameter_at(owner, target_name.text);
+        TreeTensor *source = parameter_at(owner, source_name.text);
+        if (target && source)
+          target->storage = source->storage;
+        else
+          tree.unknowns.push_back({prefix,
+                                   "_tied_weights_keys: `" + target_name.text + "` -> `" +
+                                       source_name.text + "` names no parameter; not tied",
+                                   ""});
+      }
+    };
+    for (const auto &[path, node] : named_modules(tree)) {
+      if (path.empty() || !node->cls || !node->cls->is_pretrained_model)
         continue;
-      TreeTensor *target = parameter_at(tree.root, target_name.text);
-      TreeTensor *source = parameter_at(tree.root, source_name.text);
-      if (target && source)
-        target->storage = source->storage;
-      else
-        tree.unknowns.push_back({"",
-                                 "_tied_weights_keys: `" + target_name.text + "` -> `" +
-                                     source_name.text + "` names no parameter; not tied",
-                                 ""});
+      std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
+      Value sub_keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
+      if (sub_keys.is(Kind::Dict))
+        tie_keys(const_cast<ModuleNode *>(node), path, sub_keys);
     }
+    tie_keys(tree.root, "", tied_keys);
   } else if (tie) {
     auto output = evaluator.call_module_method(tree.root, "get_output_embeddings");
     std::optional<Value> input = evaluator.call_module_method(tree.root, "get_input_embeddings");

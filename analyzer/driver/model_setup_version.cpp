@@ -1,0 +1,73 @@
+#include "driver/model_setup_version.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <sstream>
+
+#include "model/file_input.h"
+
+namespace devlint {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint64_t kMaxMetadataBytes = 4u << 20;
+
+// The `Version:` header of a core-metadata file (the headers end at the first empty line).
+std::string version_header(const std::string &text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty())
+      break;
+    if (line.rfind("Version:", 0) == 0) {
+      std::string v = line.substr(8);
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t") + 1);
+      return v;
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+TransformersVersion find_transformers_version(const std::vector<std::string> &paths) {
+  for (const std::string &dir : paths) {
+    std::error_code ec;
+    std::vector<fs::path> candidates;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.rfind("transformers-", 0) == 0 && it->path().extension() == ".dist-info")
+        candidates.push_back(it->path() / "METADATA");
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (const fs::path &metadata : candidates) {
+      std::string why;
+      std::optional<std::string> text =
+          read_regular_file(metadata.string(), kMaxMetadataBytes, why);
+      if (!text)
+        continue;
+      std::string version = version_header(*text);
+      if (version.empty() || !std::isdigit(static_cast<unsigned char>(version[0])))
+        continue;
+      TransformersVersion found;
+      found.version = version;
+      std::string digits =
+          version.substr(0, std::min<size_t>(version.find_first_not_of("0123456789"), 4));
+      found.major = std::stoi(digits);
+      found.source = metadata.string();
+      return found;
+    }
+  }
+  TransformersVersion newest;
+  newest.version = kNewestKnownTransformers;
+  newest.major = 5;
+  newest.source = "not installed on the search path: the newest release devlint knows";
+  return newest;
+}
+
+} // namespace devlint
