@@ -13,7 +13,17 @@ tiny="$root/tests/data/devmap_tiny"
 
 run 0 "simulated map, table" -- "$devlint" devmap "$glm" --gpus 2
 expect out "transformer.encoder.layers.13 .*cuda:1"
-expect out "accelerate 1.14.0"
+# Without an installed transformers, the newest release devlint knows decides the placement code.
+has out "transformers: 5.17.0 (not installed"
+has out "placement: transformers' integrations/accelerate.py"
+# An installed transformers 4 (its dist-info METADATA, read as text) places with accelerate 1.14.
+mkdir -p "$tmp/site/transformers-4.47.1.dist-info"
+printf 'Metadata-Version: 2.1\nName: transformers\nVersion: 4.47.1\n' \
+  >"$tmp/site/transformers-4.47.1.dist-info/METADATA"
+run 0 "the installed transformers version decides" -- \
+  "$devlint" devmap "$glm" --gpus 2 --search-path "$tmp/site"
+has out "transformers: 4.47.1 ($tmp/site/transformers-4.47.1.dist-info/METADATA)"
+has out "placement: accelerate 1.14.0"
 run 0 "simulated map, json" -- "$devlint" devmap "$tiny" --output-format json
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["lm_head"] == 1 and m["model.embed"] == 0, m' "$tmp/out" ||
   { echo "FAIL: json map"; fail=1; }
