@@ -163,13 +163,12 @@ int64_t transformers5_buffer(const ModuleTree &tree, const std::vector<std::stri
   }
   int64_t sum = 0;
   for (auto &[path, size] : holders) {
-    size = sizes.at(path) - [&] { // the module's own tensors: its size less its children's
-      int64_t children = 0;
-      if (const ModuleNode *node = module_at(tree, path))
-        for (const auto &[name, child] : node->children)
-          children += sizes.at(path + "." + name);
-      return children;
-    }();
+    // The module's own tensors: its size less its children's.
+    int64_t children = 0;
+    if (const ModuleNode *node = module_at(tree, path))
+      for (const auto &[name, child] : node->children)
+        children += sizes.at(path + "." + name);
+    size = sizes.at(path) - children;
     sum += size;
   }
   int64_t mean = static_cast<int64_t>(static_cast<double>(sum) /
