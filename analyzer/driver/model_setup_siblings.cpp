@@ -105,6 +105,8 @@ AutoModelClasses auto_model_classes(const std::vector<std::string> &texts) {
     if (names != names_of_mapping.end())
       out.by_auto_class[auto_class] = mapping(texts, names->second);
   }
+  for (const auto &[lazy, names] : names_of_mapping)
+    out.by_mapping_name[names] = mapping(texts, names);
   return out;
 }
 

@@ -107,6 +107,13 @@ public:
 
   std::optional<ClassRef> node_class(const ModuleNode *node) const;
 
+  // `getattr(node, name)` as the evaluated __init__ left it.
+  Value module_attribute(ModuleNode *node, const std::string &name) {
+    return get_module_attr(node, name);
+  }
+  // `getattr(obj, name)` (attribute_map and class members included); unknown when missing.
+  Value attribute(const Value &obj, const std::string &name);
+
 private:
   const Package &package_;
   const AutoModelClasses *auto_classes_ = nullptr;

@@ -62,6 +62,11 @@ Value Evaluator::class_attribute(const ClassRef &cls, const std::string &name) {
   return class_member(cls, name, Value::none());
 }
 
+Value Evaluator::attribute(const Value &obj, const std::string &name) {
+  Frame frame;
+  return get_attr(obj, name, frame);
+}
+
 std::optional<ClassRef> Evaluator::node_class(const ModuleNode *node) const {
   auto it = node_classes_.find(node);
   if (it == node_classes_.end())
@@ -306,6 +311,17 @@ bool Evaluator::external_init(std::string_view leaf, const Value &self,
   }
   if (!self.is(Kind::Module))
     return false;
+  if (leaf == "PreTrainedModel") {
+    // PreTrainedModel.__init__(self, config, ...) keeps `self.config`: the tying in post_init
+    // reads each sub-model's own configuration.
+    const Value *config = args.empty() ? nullptr : &args[0];
+    for (const auto &[k, v] : kwargs)
+      if (k == "config")
+        config = &v;
+    if (config)
+      module_attrs_[self.module]["config"] = *config;
+    return true;
+  }
   LayerShape shape = torch_layer_shape(leaf, layer_args(args, kwargs));
   if (!shape.known_layer)
     return leaf == "Module" || leaf == "PreTrainedModel" || ends_with_str(leaf, "Mixin");
@@ -413,8 +429,20 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
   if (frame.file) {
     auto &imp = imports_[frame.file];
     auto it = imp.find(name);
-    if (it != imp.end())
+    if (it != imp.end()) {
+      // transformers' auto tables (`from ...models.auto.modeling_auto import
+      // MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`), as read from its models/auto folder.
+      if (auto_classes_) {
+        auto table = auto_classes_->by_mapping_name.find(std::string(leaf_name(it->second)));
+        if (table != auto_classes_->by_mapping_name.end()) {
+          ValueDict items;
+          for (const auto &[model_type, class_name] : table->second)
+            items.emplace_back(Value::str(model_type), Value::str(class_name));
+          return Value::dict_of(std::move(items));
+        }
+      }
       return Value::ns(it->second);
+    }
   }
   static const std::unordered_set<std::string> builtins = {
       "range",    "len",        "int",     "float",   "str",     "bool",  "min",   "max",

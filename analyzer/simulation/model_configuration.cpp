@@ -104,7 +104,8 @@ int dtype_bytes_from_name(const std::string &raw, std::string *canonical) {
 
 ModelConfig build_model_config(const Package &package,
                                const std::vector<const SyntaxFile *> &config_files,
-                               const std::string &config_class, const nlohmann::json *json) {
+                               const std::string &config_class, const nlohmann::json *json,
+                               const AutoModelClasses *auto_classes) {
   ModelConfig config;
   std::vector<const SyntaxFile *> files = all_files(package, config_files);
   std::unordered_map<std::string, const ClassDef *> by_name;
@@ -116,13 +117,14 @@ ModelConfig build_model_config(const Package &package,
     }
   std::string chosen = config_class;
   if (chosen.empty()) {
-    // The model's `config_class = XConfig`.
-    for (const auto &cls : package.classes)
-      for (const Stmt *st : cls->def->body)
-        if (st->kind == StmtKind::Assign && st->value && !st->targets.empty() &&
-            is_name(st->targets[0], "config_class") && st->value->kind == ExprKind::Name &&
-            by_name.count(std::string(st->value->text)) && chosen.empty())
-          chosen = std::string(st->value->text);
+    // The first model's `config_class = XConfig` or `config: XConfig` (transformers 5).
+    for (const auto &cls : package.classes) {
+      std::string declared = declared_config_class(*cls);
+      if (!declared.empty() && by_name.count(declared)) {
+        chosen = declared;
+        break;
+      }
+    }
   }
   if (chosen.empty()) {
     std::vector<std::string> candidates;
@@ -133,6 +135,7 @@ ModelConfig build_model_config(const Package &package,
       chosen = candidates[0];
   }
   Evaluator evaluator(package, config_files, nullptr, &config.unknowns);
+  evaluator.set_auto_classes(auto_classes);
   if (!chosen.empty() && by_name.count(chosen)) {
     Value kwargs = json ? from_json(*json, false) : Value::dict_of({});
     Value object = evaluator.build_config(ClassRef{by_name[chosen], file_of[chosen]}, kwargs);

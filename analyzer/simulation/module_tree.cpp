@@ -74,20 +74,35 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
       !config.values["tie_word_embeddings"].is_boolean())
     tree.unknowns.push_back({"", "tie_word_embeddings is not a bool: taken as true", ""});
   Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
-  if (tied_keys.is(Kind::Dict)) {
+  // transformers 5's sub-models (PreTrainedModel children) and their `_tied_weights_keys`.
+  std::vector<std::pair<std::string, ModuleNode *>> sub_models;
+  bool dict_keys = tied_keys.is(Kind::Dict);
+  for (const auto &[path, node] : named_modules(tree)) {
+    if (path.empty() || !node->cls || !node->cls->is_pretrained_model)
+      continue;
+    sub_models.emplace_back(path, const_cast<ModuleNode *>(node));
+    std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
+    if (sub && evaluator.class_attribute(*sub, "_tied_weights_keys").is(Kind::Dict))
+      dict_keys = true;
+  }
+  if (dict_keys) {
     // transformers 5: `_tied_weights_keys = {target: source}` gives each target parameter its
-    // source's storage when config.tie_word_embeddings (get_expanded_tied_weights_keys), which
-    // a 5.x configuration does not default to true (PreTrainedConfig has no such field; the
-    // check is `getattr(config, "tie_word_embeddings", False)`). post_init adds every
-    // PreTrainedModel child's keys under its name (BartModel's encoder and decoder embeddings
-    // tied to `shared`), each sub-model's own first. Regular expressions are not expanded (a
-    // repository's pattern is not run): listed instead.
-    bool tie5 = config.values.contains("tie_word_embeddings") &&
-                (!config.values["tie_word_embeddings"].is_boolean() ||
-                 config.values["tie_word_embeddings"].get<bool>());
-    auto tie_keys = [&](ModuleNode *owner, const std::string &prefix, const Value &keys) {
+    // source's storage when the model's own config.tie_word_embeddings is true
+    // (get_expanded_tied_weights_keys checks `getattr(self.config, "tie_word_embeddings",
+    // False)`; a 5.x configuration does not default it to true). post_init adds every
+    // PreTrainedModel child's keys under its name, each judged by that child's configuration
+    // (a BLIP-2's OPT language model ties its head by text_config while Blip2Config does not
+    // tie), each sub-model's own first. Regular expressions are not expanded (a repository's
+    // pattern is not run): listed instead.
+    bool root_ties = config.values.contains("tie_word_embeddings") &&
+                     (!config.values["tie_word_embeddings"].is_boolean() ||
+                      config.values["tie_word_embeddings"].get<bool>());
+    auto tie_keys = [&](ModuleNode *owner, const std::string &prefix, const Value &keys,
+                        bool ties) {
+      if (!ties)
+        return;
       for (const auto &[target_name, source_name] : *keys.dict) {
-        if (!tie5 || !target_name.is(Kind::Str) || !source_name.is(Kind::Str))
+        if (!target_name.is(Kind::Str) || !source_name.is(Kind::Str))
           continue;
         TreeTensor *target = parameter_at(owner, target_name.text);
         TreeTensor *source = parameter_at(owner, source_name.text);
@@ -100,15 +115,22 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                                    ""});
       }
     };
-    for (const auto &[path, node] : named_modules(tree)) {
-      if (path.empty() || !node->cls || !node->cls->is_pretrained_model)
-        continue;
+    for (const auto &[path, node] : sub_models) {
       std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
       Value sub_keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
-      if (sub_keys.is(Kind::Dict))
-        tie_keys(const_cast<ModuleNode *>(node), path, sub_keys);
+      if (!sub_keys.is(Kind::Dict))
+        continue;
+      Value sub_config = evaluator.module_attribute(node, "config");
+      bool ties = root_ties;
+      if (sub_config.is(Kind::Object)) {
+        Value tie_value = evaluator.attribute(sub_config, "tie_word_embeddings");
+        ties = tie_value.is(Kind::Bool) || tie_value.is(Kind::Int) ? tie_value.integer != 0
+                                                                   : !tie_value.is(Kind::Unknown);
+      }
+      tie_keys(node, path, sub_keys, ties);
     }
-    tie_keys(tree.root, "", tied_keys);
+    if (tied_keys.is(Kind::Dict))
+      tie_keys(tree.root, "", tied_keys, root_ties);
   } else if (tie) {
     auto output = evaluator.call_module_method(tree.root, "get_output_embeddings");
     std::optional<Value> input = evaluator.call_module_method(tree.root, "get_input_embeddings");

@@ -76,6 +76,9 @@ struct ModuleTree {
 struct AutoModelClasses {
   // auto class name ("AutoModel", "AutoModelForCausalLM") -> model_type -> model class name
   std::map<std::string, std::map<std::string, std::string>> by_auto_class;
+  // The same tables by their own names ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES" -> model_type ->
+  // class name): a configuration tests `text_config.model_type in MODEL_FOR_..._NAMES`.
+  std::map<std::string, std::map<std::string, std::string>> by_mapping_name;
   const std::string *find(const std::string &auto_class, const std::string &model_type) const {
     auto a = by_auto_class.find(auto_class);
     if (a == by_auto_class.end())
@@ -105,7 +108,8 @@ std::string declared_config_class(const ModuleClass &cls, int depth = 0);
 
 ModelConfig build_model_config(const Package &package,
                                const std::vector<const SyntaxFile *> &config_files,
-                               const std::string &config_class, const nlohmann::json *json);
+                               const std::string &config_class, const nlohmann::json *json,
+                               const AutoModelClasses *auto_classes = nullptr);
 
 // The class `from_pretrained` would build: `architectures[0]` of the config, else the package's
 // ...ForCausalLM / ...ForConditionalGeneration / other `PreTrainedModel` root (never a child of

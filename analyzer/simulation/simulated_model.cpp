@@ -79,7 +79,7 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
   const nlohmann::json *json = inputs.config_json;
   const std::string &json_path = inputs.config_json_path;
   const std::vector<const SyntaxFile *> &config_files = inputs.configuration_files;
-  setup.config = build_model_config(package, config_files, "", json);
+  setup.config = build_model_config(package, config_files, "", json, inputs.auto_classes);
   if (json)
     setup.config.source =
         json_path + (setup.config.source == "config.json" ? "" : " (" + setup.config.source + ")");
@@ -103,7 +103,7 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
   // configuration classes: the one the root names is what from_pretrained builds.
   std::string wanted = declared_config_class(*setup.root);
   if (!wanted.empty() && wanted != setup.config.class_name) {
-    ModelConfig own = build_model_config(package, config_files, wanted, json);
+    ModelConfig own = build_model_config(package, config_files, wanted, json, inputs.auto_classes);
     if (own.present && own.class_name == wanted) {
       if (json)
         own.source = json_path + (own.source == "config.json" ? "" : " (" + own.source + ")");
