@@ -297,6 +297,63 @@ TEST(ModuleTree, ShapesThroughViewsCopiesAndTypeTests) {
   EXPECT_EQ(numel("out.weight"), 7 * 2 * 2);
 }
 
+// Tensors torch registers without register_buffer or a Linear: `self.x = nn.Buffer(t)` (torch
+// 2.5) is a buffer, persistent unless it says otherwise; nn.MultiheadAttention holds its packed
+// input projection and an out_proj child (as model sizes recorded with transformers 5.17 showed:
+// SigLIP's pooling head, MoE gates' e_score_correction_bias); a comment first inside
+// parentheses does not hide the expression (Kimi-Linear's attention layers were left out); a
+// comprehension's `if` keeps only the items it accepts (Inkling's sliding-window layers).
+TEST(ModuleTree, BufferAssignmentsAndMultiheadAttentionAreSized) {
+  auto f = testing::source(
+      "import torch\nfrom torch import nn\n\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__()\n"
+      "        self.bias = nn.Buffer(torch.zeros((6), dtype=torch.float32))\n"
+      "        self.cache = nn.Buffer(torch.ones(3, 4), persistent=False)\n"
+      "        self.attention = nn.MultiheadAttention(8, 2, batch_first=True)\n"
+      "        self.cross = nn.MultiheadAttention(8, 2, kdim=4, vdim=4, bias=False)\n"
+      "        self.mixer = (\n"
+      "            # a comment first inside the parentheses\n"
+      "            nn.Linear(2, 3) if config is None else nn.Linear(4, 5)\n"
+      "        )\n"
+      "        kept = {i for i in range(4) if (i + 1) % 2}\n"
+      "        self.blocks = nn.ModuleList([nn.Linear(2, 2) for i in range(4) if i in kept])\n",
+      "modeling_m.py");
+  auto syntax = lower_python(*f);
+  auto package = build_package({syntax.get()}, {});
+  auto tree = build_module_tree(*package, *package->find_class("M"), ModelConfig{}, "fp32");
+  ASSERT_NE(tree.root, nullptr);
+  EXPECT_TRUE(tree.complete()) << (tree.unknowns.empty() ? "" : tree.unknowns[0].what);
+  std::map<std::string, std::pair<int64_t, std::string>> tensors;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    tensors[t.name] = {t.tensor->numel.value_or(-1),
+                       !t.tensor->is_buffer ? "parameter"
+                       : t.tensor->persistent ? "buffer"
+                                              : "non-persistent buffer"};
+  std::map<std::string, std::pair<int64_t, std::string>> expected = {
+      {"bias", {6, "buffer"}},
+      {"cache", {12, "non-persistent buffer"}},
+      {"attention.in_proj_weight", {3 * 8 * 8, "parameter"}},
+      {"attention.in_proj_bias", {3 * 8, "parameter"}},
+      {"attention.out_proj.weight", {8 * 8, "parameter"}},
+      {"attention.out_proj.bias", {8, "parameter"}},
+      {"cross.q_proj_weight", {8 * 8, "parameter"}},
+      {"cross.k_proj_weight", {8 * 4, "parameter"}},
+      {"cross.v_proj_weight", {8 * 4, "parameter"}},
+      {"cross.out_proj.weight", {8 * 8, "parameter"}},
+      {"mixer.weight", {4 * 5, "parameter"}},
+      {"mixer.bias", {5, "parameter"}},
+      {"blocks.0.weight", {4, "parameter"}},
+      {"blocks.0.bias", {2, "parameter"}},
+      {"blocks.1.weight", {4, "parameter"}},
+      {"blocks.1.bias", {2, "parameter"}},
+  };
+  EXPECT_EQ(tensors, expected);
+  ASSERT_NE(tree.root->child("attention"), nullptr);
+  EXPECT_NE(tree.root->child("attention")->child("out_proj"), nullptr);
+}
+
 TEST(DeviceMapSimulation, MaxMemoryParsing) {
   auto m = parse_max_memory("1=24GiB,cpu=1GB,0=20GiB");
   ASSERT_EQ(m.size(), 3u);

@@ -170,6 +170,35 @@ LayerShape torch_layer_shape(std::string_view leaf,
     b.add("weight", w);
     if (b.flag(7, "bias", true))
       b.add("bias", out);
+  } else if (leaf == "MultiheadAttention") {
+    // torch registers in_proj_weight (q/k/v_proj_weight when kdim or vdim differ), in_proj_bias,
+    // the out_proj child (a Linear), then bias_k and bias_v.
+    auto e = b.integer(0, "embed_dim");
+    bool bias = b.flag(3, "bias", true);
+    bool bias_kv = b.flag(4, "add_bias_kv", false);
+    Arg kdim_arg = b.arg(6, "kdim"), vdim_arg = b.arg(7, "vdim");
+    auto dim_or_embed = [&](const Arg &a, std::string_view keyword) -> std::optional<int64_t> {
+      if (a.kind == Kind::Missing || a.kind == Kind::None)
+        return e;
+      return b.integer(keyword == "kdim" ? 6 : 7, keyword);
+    };
+    auto kdim = dim_or_embed(kdim_arg, "kdim"), vdim = dim_or_embed(vdim_arg, "vdim");
+    if (kdim == e && vdim == e) {
+      b.add("in_proj_weight", mul(int64_t{3}, mul(e, e)));
+    } else {
+      b.add("q_proj_weight", mul(e, e));
+      b.add("k_proj_weight", mul(e, kdim));
+      b.add("v_proj_weight", mul(e, vdim));
+    }
+    if (bias)
+      b.add("in_proj_bias", mul(int64_t{3}, e));
+    b.add("out_proj.weight", mul(e, e));
+    if (bias)
+      b.add("out_proj.bias", e);
+    if (bias_kv) {
+      b.add("bias_k", e);
+      b.add("bias_v", e);
+    }
   } else if (leaf == "PReLU") {
     b.add("weight", b.integer(0, "num_parameters", 1));
   } else if (is_parameterless_layer(leaf)) {

@@ -315,6 +315,20 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     }
     return tensor_of(std::nullopt, false, 4);
   }
+  if (leaf == "Buffer" && (name == "nn.Buffer" || ends_with_str(name, ".nn.Buffer"))) {
+    Value t = a.positional.empty() ? tensor_of(std::nullopt, false, 4) : a.positional[0];
+    if (!t.is(Kind::Tensor))
+      t = tensor_of(std::nullopt, false, 4);
+    t.is_buffer = true;
+    t.is_parameter = false;
+    const Value *persistent = a.positional.size() > 1 ? &a.positional[1] : nullptr;
+    for (const auto &[k, v] : a.keywords)
+      if (k == "persistent")
+        persistent = &v;
+    if (persistent && persistent->is(Kind::Bool))
+      t.buffer_persistent = persistent->integer != 0;
+    return t;
+  }
   if (leaf == "Parameter") {
     if (a.positional.empty())
       return tensor_of(std::nullopt, false, 4);

@@ -236,9 +236,25 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
   }
   std::vector<std::pair<std::string, std::optional<Value>>> saved;
   ValueList out;
+  bool unknown_condition = false;
   for (const Value &item : *iterated.list) {
     assign(target, item, frame, &saved);
-    out.push_back(eval(element, frame));
+    // `if` clauses (operands[3...]): an item is kept when every one holds.
+    bool keep = true;
+    for (size_t c = 3; keep && c < e->operands.size(); ++c) {
+      Value condition = eval(e->operands[c], frame);
+      std::optional<bool> holds = truthy(condition);
+      if (!holds) {
+        report_unknown_value(frame, e->operands[c], condition, "condition");
+        unknown_condition = true;
+        break;
+      }
+      keep = *holds;
+    }
+    if (unknown_condition)
+      break;
+    if (keep)
+      out.push_back(eval(element, frame));
   }
   for (auto &[name, old] : saved) {
     if (old)
@@ -246,6 +262,8 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
     else
       frame.locals.erase(name);
   }
+  if (unknown_condition)
+    return Value::unknown("comprehension with an unknown condition");
   return Value::list_of(std::move(out));
 }
 

@@ -57,6 +57,10 @@ struct Value {
   bool integer_dtype = false;
   int element_bytes = 4;
   bool is_parameter = false;
+  // `nn.Buffer(data, persistent=...)` (torch 2.5): assigned to a module attribute, it registers
+  // a buffer as register_buffer does.
+  bool is_buffer = false;
+  bool buffer_persistent = true;
   const TreeTensor *source_tensor = nullptr; // a registered tensor read back (for ties)
   // Class / Function
   const ClassDef *class_def = nullptr;

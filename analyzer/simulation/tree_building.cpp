@@ -69,12 +69,24 @@ void Evaluator::add_layer_tensors(ModuleNode &node, const LayerShape &shape, con
   for (const LayerTensor &t : shape.tensors) {
     TreeTensor tt;
     tt.name = t.name;
+    // A layer's own child (MultiheadAttention's out_proj): its tensors sit on a child node.
+    ModuleNode *owner = &node;
+    if (size_t dot = t.name.find('.'); dot != std::string::npos) {
+      std::string child = t.name.substr(0, dot);
+      owner = node.child(child);
+      if (!owner) {
+        owner = &tree_->nodes.emplace_back();
+        owner->class_name = "Linear";
+        node.children.emplace_back(child, owner);
+      }
+      tt.name = t.name.substr(dot + 1);
+    }
     tt.numel = t.numel;
     tt.is_buffer = t.is_buffer;
     tt.integer_dtype = t.integer_dtype;
     tt.element_bytes = t.element_bytes;
     tt.storage = next_storage_++;
-    (t.is_buffer ? node.buffers : node.parameters).push_back(tt);
+    (t.is_buffer ? owner->buffers : owner->parameters).push_back(tt);
   }
 }
 
@@ -177,6 +189,12 @@ void Evaluator::set_module_attr(ModuleNode &node, const std::string &name, const
       *param = t;
     else
       node.parameters.push_back(t);
+    return;
+  }
+  if (v.is(Kind::Tensor) && v.is_buffer && buffer == node.buffers.end() &&
+      param == node.parameters.end()) {
+    node.buffers.push_back(make_tensor(name, v, true, v.buffer_persistent));
+    attrs.erase(name);
     return;
   }
   if (v.is(Kind::Tensor) && buffer != node.buffers.end()) {

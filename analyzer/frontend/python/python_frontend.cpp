@@ -90,6 +90,7 @@ enum class Sym : uint8_t {
   SetComprehension,
   DictionaryComprehension,
   ForInClause,
+  IfClause,
   NamedExpression,
   Await,
   Parameters,
@@ -180,6 +181,7 @@ struct SymbolTable {
         {"set_comprehension", Sym::SetComprehension},
         {"dictionary_comprehension", Sym::DictionaryComprehension},
         {"for_in_clause", Sym::ForInClause},
+        {"if_clause", Sym::IfClause},
         {"named_expression", Sym::NamedExpression},
         {"await", Sym::Await},
         {"parameters", Sym::Parameters},
@@ -799,9 +801,17 @@ private:
       return e;
     }
     case Sym::ParenthesizedExpression: {
-      if (ts_node_named_child_count(n) == 0)
+      // `(  # why\n  A(config) if flag else B(config))`: the comment is a named child too.
+      TSNode inner{};
+      bool found = false;
+      for_each_named_child(n, [&](TSNode c) {
+        if (!found) {
+          inner = c;
+          found = true;
+        }
+      });
+      if (!found)
         return make_expr(ExprKind::Other, n);
-      TSNode inner = ts_node_named_child(n, 0);
       return lower_expr(inner, depth);
     }
     case Sym::Integer:
@@ -861,11 +871,20 @@ private:
       Expr *element = lower_expr(kind(body) == Sym::Pair ? field(body, sym_.value) : body, depth);
       // `for layer_past in past for state in layer_past`: each further clause is a
       // comprehension nested in the element of the one before.
+      // Each `if` filters the items of the `for` clause before it: operands[3...] of that
+      // clause's comprehension are its conditions.
       std::vector<std::pair<Expr *, Expr *>> clauses; // (iterated, target)
+      std::vector<std::vector<Expr *>> conditions;
       for_each_named_child(n, [&](TSNode c) {
-        if (kind(c) == Sym::ForInClause)
+        if (kind(c) == Sym::ForInClause) {
           clauses.emplace_back(lower_expr(field(c, sym_.right), depth),
                                lower_expr(field(c, sym_.left), depth));
+          conditions.emplace_back();
+        } else if (kind(c) == Sym::IfClause && !conditions.empty()) {
+          for_each_named_child(c, [&](TSNode condition) {
+            conditions.back().push_back(lower_expr(condition, depth));
+          });
+        }
       });
       if (!element || clauses.empty())
         return make_expr(ExprKind::Other, n);
@@ -875,11 +894,17 @@ private:
         Expr *inner = make_expr(ExprKind::Comprehension, n);
         inner->text = "generator";
         inner->operands = {element, clauses[i].first, clauses[i].second};
+        for (Expr *condition : conditions[i])
+          if (condition)
+            inner->operands.push_back(condition);
         element = inner;
       }
       if (!clauses[0].first || !clauses[0].second)
         return make_expr(ExprKind::Other, n);
       e->operands = {element, clauses[0].first, clauses[0].second};
+      for (Expr *condition : conditions[0])
+        if (condition)
+          e->operands.push_back(condition);
       return e;
     }
     case Sym::NamedExpression: {
