@@ -327,10 +327,10 @@ TEST(ModuleTree, BufferAssignmentsAndMultiheadAttentionAreSized) {
   EXPECT_TRUE(tree.complete()) << (tree.unknowns.empty() ? "" : tree.unknowns[0].what);
   std::map<std::string, std::pair<int64_t, std::string>> tensors;
   for (const NamedTensor &t : named_tensors(tree, false))
-    tensors[t.name] = {t.tensor->numel.value_or(-1),
-                       !t.tensor->is_buffer ? "parameter"
-                       : t.tensor->persistent ? "buffer"
-                                              : "non-persistent buffer"};
+    tensors[t.name] = {t.tensor->numel.value_or(-1), !t.tensor->is_buffer ? "parameter"
+                                                     : t.tensor->persistent
+                                                         ? "buffer"
+                                                         : "non-persistent buffer"};
   std::map<std::string, std::pair<int64_t, std::string>> expected = {
       {"bias", {6, "buffer"}},
       {"cache", {12, "non-persistent buffer"}},
