@@ -163,4 +163,25 @@ expect out "DL002 (warning) "
 run 1 "ranks, --min-level error" -- "$devlint" check --no-cache --isolated --min-level error --output-format concise "$ranks"
 expect out "Found 1 error"
 if grep -q DL002 "$tmp/out"; then echo "FAIL: --min-level error kept the warning"; fail=1; fi
+# check ranks with the placement of the transformers release installed (issue 25), as devmap
+# does: an encoder whose input meets its last block's output fails on 2 GPUs only where the
+# encoder is split, which accelerate 1.14's budget (transformers 4) does and transformers 5.17's
+# larger one (the largest no-split block) does not.
+cp -r "$root/fixtures/devmap/t5_style_budget" "$tmp/encdec" && rm -f "$tmp/encdec/"*.snap
+python3 - "$tmp/encdec/modeling_encdec.py" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+loop = "        for block in self.blocks:\n            hidden_states = block(hidden_states)\n"
+text = text.replace("    def forward(self, hidden_states):\n" + loop + "        return hidden_states\n",
+                    "    def forward(self, hidden_states):\n        first = hidden_states\n" + loop +
+                    "        return hidden_states + first\n")
+open(path, "w").write(text)
+PY
+has encdec/modeling_encdec.py "return hidden_states + first"
+run 0 "check, transformers 5 (none installed): the encoder stays whole on 2 GPUs" -- \
+  "$devlint" check --no-cache --isolated --gpus 2 "$tmp/encdec"
+run 1 "check, transformers 4 installed: accelerate 1.14 splits the encoder" -- \
+  "$devlint" check --no-cache --isolated --gpus 2 --search-path "$tmp/site" "$tmp/encdec"
+has out "placement: fails with 2 GPUs"
 exit $fail

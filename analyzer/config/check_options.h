@@ -23,6 +23,9 @@ struct PlacementSettings {
   std::string model_config; // --model-config config.json
   std::string dtype;        // --dtype
   bool enabled = true;      // false: leave findings as the analysis made them
+  // Which transformers release places the model (its major version): the driver sets it from
+  // the installed one (driver/model_setup_version.h), else the newest devlint knows.
+  int transformers_major = 5;
 
   bool narrowed() const { return gpus > 0 || !max_memory.empty() || !device_map.empty(); }
 };

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "driver/discovery.h"
+#include "driver/model_setup_version.h"
 #include "driver/package_grouping.h"
 #include "driver/path_patterns.h"
 #include "driver/placement_rank.h"
@@ -76,10 +77,15 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
       reported_set);
   analyze_package(*package, checker);
   std::vector<Finding> findings = checker.take_findings();
-  if (!files.empty() && files.front()->source)
+  if (!files.empty() && files.front()->source) {
+    PlacementSettings settings = options.placement;
+    settings.transformers_major =
+        installed_transformers_version(options.search_paths, options.search_python_environment)
+            .major;
     place_findings(findings, *package,
                    std::filesystem::path(files.front()->source->path).parent_path().string(),
-                   options.placement, diagnostics, session ? &session->simulations() : nullptr);
+                   settings, diagnostics, session ? &session->simulations() : nullptr);
+  }
   return filter_findings(std::move(findings), reported, options, diagnostics);
 }
 

@@ -171,11 +171,8 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
     overrides.external_classes = setup->external_classes.get();
   }
   setup->package = build_package(files, overrides);
-  std::vector<std::string> version_paths = options.search_paths;
-  if (options.search_python_environment)
-    for (const std::string &p : python_environment_paths_once())
-      version_paths.push_back(p);
-  setup->transformers = find_transformers_version(version_paths);
+  setup->transformers =
+      installed_transformers_version(options.search_paths, options.search_python_environment);
   finish(*setup, *setup->package, directory, options, library_config_files);
   return setup;
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "driver/python_environment.h"
 #include "model/file_input.h"
 
 namespace devlint {
@@ -68,6 +69,15 @@ TransformersVersion find_transformers_version(const std::vector<std::string> &pa
   newest.major = 5;
   newest.source = "not installed on the search path: the newest release devlint knows";
   return newest;
+}
+
+TransformersVersion installed_transformers_version(const std::vector<std::string> &search_paths,
+                                                   bool search_python_environment) {
+  std::vector<std::string> paths = search_paths;
+  if (search_python_environment)
+    for (const std::string &p : python_environment_paths_once())
+      paths.push_back(p);
+  return find_transformers_version(paths);
 }
 
 } // namespace devlint

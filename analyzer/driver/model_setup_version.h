@@ -21,4 +21,8 @@ struct TransformersVersion {
 // its `Version:` line.
 TransformersVersion find_transformers_version(const std::vector<std::string> &paths);
 
+// The same over the search paths, then the Python environment's import paths when asked.
+TransformersVersion installed_transformers_version(const std::vector<std::string> &search_paths,
+                                                   bool search_python_environment);
+
 } // namespace devlint

@@ -12,6 +12,7 @@
 #include "driver/cache_location.h"
 #include "driver/check_run.h"
 #include "driver/model_setup.h"
+#include "driver/model_setup_version.h"
 #include "driver/source_reading.h"
 #include "model/file_input.h"
 #include "model/paths.h"
@@ -182,6 +183,9 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
   // Where absolute imports are looked for.
   add_strings(key, options.search_paths);
   key.add(options.search_python_environment ? 1 : 0); // the files found there are in the key
+  // The transformers release found there places the model (its METADATA's version).
+  key.add(installed_transformers_version(options.search_paths, options.search_python_environment)
+              .version);
 }
 
 } // namespace
