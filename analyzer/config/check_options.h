@@ -23,9 +23,10 @@ struct PlacementSettings {
   std::string model_config; // --model-config config.json
   std::string dtype;        // --dtype
   bool enabled = true;      // false: leave findings as the analysis made them
-  // Which transformers release places the model (its major version): the driver sets it from
-  // the installed one (driver/model_setup_version.h), else the newest devlint knows.
-  int transformers_major = 5;
+  // Which transformers release places the model (its major version): the installed one
+  // (driver/model_setup_version.h), else the newest devlint knows (5). Asked only when a
+  // simulation runs, since finding it may ask the Python environment; unset: 5.
+  std::function<int()> transformers_major;
 
   bool narrowed() const { return gpus > 0 || !max_memory.empty() || !device_map.empty(); }
 };

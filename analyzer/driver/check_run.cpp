@@ -6,7 +6,9 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -79,9 +81,14 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
   std::vector<Finding> findings = checker.take_findings();
   if (!files.empty() && files.front()->source) {
     PlacementSettings settings = options.placement;
-    settings.transformers_major =
-        installed_transformers_version(options.search_paths, options.search_python_environment)
-            .major;
+    auto major = std::make_shared<std::optional<int>>();
+    settings.transformers_major = [&options, major] {
+      if (!*major)
+        *major =
+            installed_transformers_version(options.search_paths, options.search_python_environment)
+                .major;
+      return **major;
+    };
     place_findings(findings, *package,
                    std::filesystem::path(files.front()->source->path).parent_path().string(),
                    settings, diagnostics, session ? &session->simulations() : nullptr);

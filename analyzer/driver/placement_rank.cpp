@@ -267,7 +267,7 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
       model.paths_by_class[node->class_name].push_back(path);
     SimulationRequest request;
     request.no_split_module_classes = model.setup->no_split_modules;
-    request.transformers_major = settings.transformers_major;
+    request.transformers_major = settings.transformers_major ? settings.transformers_major() : 5;
     if (!settings.device_map.empty()) {
       Scenario s;
       std::string error;

@@ -183,9 +183,9 @@ void add_settings(CacheKeyBuilder &key, const CheckOptions &options) {
   // Where absolute imports are looked for.
   add_strings(key, options.search_paths);
   key.add(options.search_python_environment ? 1 : 0); // the files found there are in the key
-  // The transformers release found there places the model (its METADATA's version).
-  key.add(installed_transformers_version(options.search_paths, options.search_python_environment)
-              .version);
+  // The transformers release on the search paths places the model (its METADATA's version). The
+  // Python environment is not asked for the key: it is asked only when a run needs it.
+  key.add(find_transformers_version(options.search_paths).version);
 }
 
 } // namespace
