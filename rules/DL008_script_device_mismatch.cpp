@@ -49,7 +49,15 @@ Put the inputs where the model is: `input_ids.to(model.device)`.
   std::string why(const SiteContext &context) const override {
     const Mismatch &m = context.mismatch;
     const bool cpp = context.site.file->explicit_placement;
-    auto where = [cpp](const Origin &o) -> std::string {
+    // A member module moved on its own by script code, called inside its model: the tensor is
+    // where the rest of the model is.
+    const bool moved_member = m.anchor_origin->moved_by_caller != nullptr;
+    auto where = [cpp, moved_member](const Origin &given) -> std::string {
+      const Origin &o = given.moved_by_caller ? *given.moved_by_caller : given;
+      if (moved_member && !given.moved_by_caller &&
+          (o.kind == OriginKind::Child || o.kind == OriginKind::Input ||
+           o.kind == OriginKind::Parameter))
+        return "the device of the rest of the model";
       const std::string label = cpp ? cpp_spelling(std::string(o.label)) : std::string(o.label);
       switch (o.kind) {
       case OriginKind::LiteralDevice:

@@ -59,6 +59,15 @@ std::string moved_text(const Origin &o) {
 
 // A child that a LibTorch module's constructor placed on a literal device: ", on `cuda:1`".
 std::string placed_child_device(const Origin &o, const Site &site) {
+  // Moved on its own by script code (`model->head->to(torch::kCUDA, 1)` in `main`).
+  if (const Origin *moved = o.moved_by_caller) {
+    std::string device = moved->kind == OriginKind::RunTimeDevice
+                             ? std::string(moved->label)
+                             : (moved->label == "cuda" ? "cuda:0" : std::string(moved->label));
+    std::string by = moved->function ? " by `" + std::string(moved->function->name) + "`" : "";
+    return ", moved on its own to `" + device + "`" + by + " (line " +
+           std::to_string(moved->range.line) + ")";
+  }
   if (!site.unit)
     return {};
   std::string_view first = std::string_view(o.label).substr(0, o.label.find('.'));

@@ -237,6 +237,9 @@ const Origin *cpu_origin_of(const Mismatch &m) {
 
 // Where the code itself put an operand: `cuda:1`, the device in `gpu`; empty if it did not.
 std::string placed_where(const Origin &o, const Site &site) {
+  // A member module script code moved on its own: where it moved it.
+  if (o.moved_by_caller)
+    return placed_where(*o.moved_by_caller, site);
   // A member module a LibTorch constructor placed on a literal device: its outputs are there.
   if (o.kind == OriginKind::Child && site.unit && o.moved_to.empty()) {
     const ChildDecl *child = site.unit->find_child(o.label.substr(0, o.label.find('.')));
@@ -264,6 +267,11 @@ std::string placed_by_code_text(const Mismatch &m, const Site &site) {
     return "the code places one operand on " + moved + " and the other on " + anchor + ", and " +
            nothing_moves + ": they meet here on different devices";
   const std::string one = !moved.empty() ? moved : anchor;
+  // A member module script code moved apart from the rest of its model.
+  if (!one.empty() && (m.moved_origin->moved_by_caller || m.anchor_origin->moved_by_caller))
+    return "the code moves the module that made one operand to " + one +
+           ", apart from the rest of the model, and " + nothing_moves +
+           ": it meets the other operand on the device of the rest of the model";
   if (!one.empty())
     return "the code places one operand on " + one + " and " + nothing_moves +
            ", so it meets the other operand wherever that one was left";

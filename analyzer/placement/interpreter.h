@@ -343,6 +343,34 @@ private:
   // What a helper returned, a device it chose on each of its paths, keyed by the call.
   Value device_returned(Value returned, const Expr *call);
 
+  // ---- member modules script code moves on their own (caller_child_moves.cpp) ----
+  // `model->head->to(d)` in LibTorch script code, with `d` apart from where the rest of `model`
+  // is: found by a muted run of the script functions before the classes are analysed.
+  struct CallerChildMove {
+    const ModuleClass *unit;
+    std::string_view child;
+    const Origin *device; // LiteralDevice or RunTimeDevice, made at the `->to` call
+    const FunctionDef *function;
+    std::string_view variable;
+    bool cancelled; // the model was moved as a whole afterwards: the member with it
+  };
+  std::vector<CallerChildMove> caller_child_moves_;
+  bool collecting_caller_moves_ = false;
+  void collect_caller_child_moves();
+  // The class of a model variable of script code (constructed in the running function, or a
+  // parameter of its type) and whether where it was placed is known there.
+  struct ScriptModel {
+    const ModuleClass *cls = nullptr;
+    bool placement_known = false;
+  };
+  ScriptModel script_model(std::string_view name) const;
+  void note_caller_move(const Expr *target, const Value &value, const Expr *value_expr);
+  // The device script code moved `unit`'s member at `path` (its first segment) to, or null.
+  const Origin *caller_moved_child(const ModuleClass *unit, std::string_view path) const;
+  // Inside `unit`, a call of such a member with the model's own tensors.
+  Value member_parameter(std::string_view path, SourceRange range);
+  void caller_moved_child_call(const Expr *call, const Origin *child_output, const Args &args);
+
   // ---- site emission (site_emission.cpp) ----
   // How a call is named in a message: `model(...)`; in C++ as written, `model->forward(...)`.
   std::string call_spelling(const Expr *call, const Expr *callee) const;

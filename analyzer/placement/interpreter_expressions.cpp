@@ -202,6 +202,14 @@ Value Interpreter::eval(const Expr *e) {
   }
 }
 
+// A member module's parameter (`self.head.weight`): where that module is, also when script code
+// moved it apart from its model.
+Value Interpreter::member_parameter(std::string_view path, SourceRange range) {
+  Value v = tensor(make_origin(OriginKind::Parameter, path, range));
+  const_cast<Origin *>(v.origins[0])->moved_by_caller = caller_moved_child(frame_->unit, path);
+  return v;
+}
+
 std::optional<Value> Interpreter::declared_member(std::string_view attr) {
   const ModuleClass *unit = frame_->unit;
   if (!unit)
@@ -491,10 +499,10 @@ Value Interpreter::eval_attribute(const Expr *e) {
         return module_value(path, child);
       // A parameter read directly, not through a call: no hook moves it.
       if (base.module_class->find_parameter(attr) || attr == "weight" || attr == "bias")
-        return tensor(make_origin(OriginKind::Parameter, path, e->range));
+        return member_parameter(path, e->range);
     }
     if (attr == "weight" || attr == "bias")
-      return tensor(make_origin(OriginKind::Parameter, path, e->range));
+      return member_parameter(path, e->range);
     if (attr == "device")
       return device_of(tensor(make_origin(OriginKind::Child, base.path, e->range)));
     if (attr == "config" || attr == "dtype" || attr == "training")

@@ -281,6 +281,8 @@ bool Interpreter::environment_too_large() const {
 void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_expr) {
   if (!target)
     return;
+  if (collecting_caller_moves_)
+    note_caller_move(target, v, value_expr);
   switch (target->kind) {
   case ExprKind::Name:
     frame_->env[target->text] = named_device(v, target->text, target->range);

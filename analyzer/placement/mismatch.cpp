@@ -37,6 +37,9 @@ bool same_device(const DeviceGroup &a, const DeviceGroup &b, bool explicit_place
   auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
     return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu && other.kind != Kind::RunTime;
   };
+  // A member module moved apart from its model by script code is not on the model's device.
+  if ((a.apart_from_unit && b.kind == Kind::Unit) || (b.apart_from_unit && a.kind == Kind::Unit))
+    return false;
   return a == b || (explicit_placement && ((a.kind == Kind::Unit && b.kind == Kind::Literal) ||
                                            (b.kind == Kind::Unit && a.kind == Kind::Literal) ||
                                            run_time_may_be(a, b) || run_time_may_be(b, a)));
@@ -74,20 +77,29 @@ std::vector<Grouped> group_operands(const Site &site, const PlacementModel &plac
                                       [&](std::string_view member) {
                                         return placement.unbuilt_where_split(site.unit, member);
                                       });
+  const bool apart_call =
+      site.kind == SiteKind::ModelCall && !site.operands.empty() &&
+      site.operands[0].role == OperandRole::Anchor &&
+      std::any_of(site.operands[0].origins.begin(), site.operands[0].origins.end(),
+                  [](const Origin *o) { return o->moved_by_caller != nullptr; });
   for (size_t i = 0; i < site.operands.size(); ++i) {
     for (const Origin *o : site.operands[i].origins) {
       DeviceGroup g = only_where_whole && (is_activation(o) || o->kind == OriginKind::Parameter)
                           ? DeviceGroup{DeviceGroup::Kind::Unit, "", false}
                           : placement.group_of(*o, site.unit);
       if (explicit_placement && g.kind == DeviceGroup::Kind::Literal && g.name == "cpu")
-        g = {DeviceGroup::Kind::Cpu, "", false};
+        g = {DeviceGroup::Kind::Cpu, "", false, g.apart_from_unit};
       // A device chosen at run time is a placement the code wrote, as a literal one is.
       bool literal = g.kind == DeviceGroup::Kind::Literal || g.kind == DeviceGroup::Kind::RunTime;
       bool cpu = g.kind == DeviceGroup::Kind::Cpu;
       // Literal devices are the model's business in Python script code, where a model is
       // called; where code is placed explicitly (LibTorch), they are where tensors are, anywhere.
+      // The call of a member module moved apart from its model: the model's own tensors (its
+      // inputs, its other modules' outputs) are on another device.
+      bool model_device = g.kind == DeviceGroup::Kind::Unit && apart_call;
       if (g.any() || (literal && site.kind != SiteKind::ModelCall && !explicit_placement) ||
-          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && cpu)))
+          (!literal && site.kind == SiteKind::ModelCall && !(explicit_placement && cpu) &&
+           !model_device))
         continue;
       // PyTorch accepts CPU index tensors for a tensor on any device.
       if (site.operands[i].role == OperandRole::Index && cpu)

@@ -44,6 +44,10 @@ struct Origin {
   // keep one key; two keys are two device values that may differ.
   std::string_view device_key;
   SourceRange moved_at;
+  // Child (and Parameter) in LibTorch code: the device script code moved this member module to
+  // on its own (`model->head->to(torch::kCUDA, 1)` in `main`), apart from the rest of the model;
+  // a LiteralDevice or RunTimeDevice origin made at that `->to` call.
+  const Origin *moved_by_caller = nullptr;
   const FunctionDef *function = nullptr; // the function running when it was made (an argument's
                                          // receiver, not a helper it was passed on to)
   const ModuleClass *unit = nullptr;     // the class whose method that is, if any

@@ -327,6 +327,7 @@ bool Interpreter::is_setup_method(std::string_view name) {
 }
 
 void Interpreter::run() {
+  collect_caller_child_moves();
   for (const auto &cls : pkg_.classes) {
     if (!cls->is_module)
       continue;

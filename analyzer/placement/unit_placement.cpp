@@ -703,6 +703,14 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
   default:
     break;
   }
+  // A member module script code moved on its own (`model->head->to(torch::kCUDA, 1)` in `main`)
+  // computes there, and its weights are there: not where the rest of its model is.
+  if ((origin.kind == OriginKind::Child || origin.kind == OriginKind::Parameter) &&
+      origin.moved_by_caller) {
+    DeviceGroup moved = group_of(*origin.moved_by_caller, unit);
+    moved.apart_from_unit = true;
+    return moved;
+  }
   // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
   // computes there, whatever device the rest of the module is on.
   if (origin.kind == OriginKind::Child && unit && unit->file && unit->file->explicit_placement) {

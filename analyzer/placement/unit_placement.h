@@ -30,6 +30,10 @@ struct DeviceGroup {
   Kind kind = Kind::Any;
   std::string name;
   bool earlier_iteration = false; // Iteration: a previous pass (its value outlives the pass)
+  // A member module script code moved apart from the rest of its model (Origin::moved_by_caller):
+  // not on the unit's own device, which a literal or run-time device otherwise may be. Not part
+  // of equality: the device is.
+  bool apart_from_unit = false;
 
   static DeviceGroup entry(std::string path) { return {Kind::Entry, std::move(path), false}; }
   bool any() const { return kind == Kind::Any; }

@@ -53,6 +53,12 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       frame_->file && frame_->file->explicit_placement)
     placed_child_call(call, *child, args);
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
+  if (const Origin *moved = callee.kind == Value::Kind::Module
+                                ? caller_moved_child(frame_->unit, callee.path)
+                                : nullptr) {
+    const_cast<Origin *>(out.origins[0])->moved_by_caller = moved;
+    caller_moved_child_call(call, out.origins[0], args);
+  }
   return out;
 }
 
