@@ -1,7 +1,11 @@
-// Model scopes: the files of a package joined by relative imports form one model, whose
-// `_no_split_modules` and skip keys apply to all its classes (module_model.h, ModelScope).
+// Model scopes: which model's `_no_split_modules` and skip keys apply to each class
+// (module_model.h, ModelScope). A file that defines a model, with the model files whose models it
+// imports (nested models), is one model; files without a model (shared blocks) are libraries. A
+// class is judged by the lists of the models that build it, so a folder holding many models one
+// per file (diffusers' autoencoders, all importing `.vae`) is not judged by the union of them all.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -10,20 +14,33 @@
 #include "model/package_builder.h"
 
 namespace devlint {
+namespace {
 
-void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
-  const std::vector<const SyntaxFile *> &files = package.files;
-  // Linear in the number of names, however many there are: each list has a set beside it.
-  auto add_unique = [](std::vector<std::string> &into, std::unordered_set<std::string> &seen,
-                       const std::string &value) {
-    if (seen.insert(value).second)
-      into.push_back(value);
-  };
-  // Files joined by relative imports form one model scope (union-find over file indices).
-  std::vector<size_t> parent(files.size());
-  for (size_t i = 0; i < files.size(); ++i)
-    parent[i] = i;
-  auto root = [&](size_t i) { // iterative: a chain of imports may be as long as the package
+void add_unique(std::vector<std::string> &into, std::unordered_set<std::string> &seen,
+                const std::string &value) {
+  if (seen.insert(value).second) // linear however many names: each list has a set beside it
+    into.push_back(value);
+}
+
+// What the classes of one group of files declare, before overrides.
+struct GroupFacts {
+  std::vector<std::string> no_split_modules, skip_keys;
+  std::unordered_set<std::string> no_split_set, skip_key_set;
+  std::string external_source;
+  bool declared_in_package = false; // a class of the group declares _no_split_modules itself
+  bool declares = false;            // ... or a transformers base it builds on does
+  bool has_pretrained_model = false;
+  bool explicit_placement = false; // LibTorch code placed by explicit moves
+};
+
+// Union-find over file indices; iterative, since a chain of imports may be as long as the package.
+struct FileGroups {
+  std::vector<size_t> parent;
+  explicit FileGroups(size_t n) : parent(n) {
+    for (size_t i = 0; i < n; ++i)
+      parent[i] = i;
+  }
+  size_t root(size_t i) {
     size_t r = i;
     while (parent[r] != r)
       r = parent[r];
@@ -33,45 +50,56 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       i = next;
     }
     return r;
-  };
-  auto stem = [](const SyntaxFile *f) {
-    std::string path = f->source->path;
-    size_t slash = path.find_last_of('/');
-    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    return name.size() > 3 ? name.substr(0, name.size() - 3) : name;
-  };
-  // The files of each module name, in package order (a lookup per import, not a scan).
-  std::unordered_map<std::string, std::vector<size_t>> files_by_stem;
+  }
+  void join(size_t a, size_t b) { parent[root(a)] = root(b); }
+};
+
+} // namespace
+
+void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
+  const std::vector<const SyntaxFile *> &files = package.files;
+  std::unordered_map<const SyntaxFile *, size_t> index_of;
   for (size_t i = 0; i < files.size(); ++i)
-    files_by_stem[stem(files[i])].push_back(i);
+    index_of[files[i]] = i;
+  std::vector<bool> defines_model(files.size(), false);
+  for (const auto &cls : package.classes)
+    if (cls->is_pretrained_model && index_of.count(cls->file))
+      defines_model[index_of[cls->file]] = true;
+  // The files of each module name, in package order (a lookup per import, not a scan).
+  std::unordered_map<std::string_view, std::vector<size_t>> files_by_stem;
+  for (size_t i = 0; i < files.size(); ++i)
+    files_by_stem[module_stem(files[i]->source->path)].push_back(i);
+  // Joined: a model file with the model files whose models it imports (BLIP's text model, built
+  // inside BLIP), and library files with each other. A model that imports a shared block or an
+  // output class is not joined to the file that defines it: that file may serve many models.
+  FileGroups groups(files.size());
+  FileGroups connected(files.size()); // by any import: what a class no model builds falls back to
   for (size_t i = 0; i < files.size(); ++i) {
     // A package's __init__.py re-exports every model of the directory (data2vec's audio, text
     // and vision): that joins no two of them into one model.
-    if (stem(files[i]) == "__init__")
+    if (module_stem(files[i]->source->path) == "__init__")
       continue;
     for (const ImportedName &imp : files[i]->imports) {
       if (imp.module.size() < 2 || imp.module[0] != '.' || imp.module[1] == '.')
         continue;
-      std::string target(imp.module.substr(1, imp.module.find('.', 1) - 1));
-      auto importing = files_by_stem.find(target);
-      if (importing != files_by_stem.end())
-        for (size_t j : importing->second)
-          if (j != i)
-            parent[root(i)] = root(j);
+      auto importing = files_by_stem.find(imp.module.substr(1, imp.module.find('.', 1) - 1));
+      if (importing == files_by_stem.end())
+        continue;
+      for (size_t j : importing->second) {
+        if (j == i)
+          continue;
+        connected.join(i, j);
+        bool nested_model = false;
+        if (defines_model[i] && defines_model[j]) {
+          const ModuleClass *imported = package.find_class(imp.local_name, files[i]);
+          nested_model = imported && imported->file == files[j] && imported->is_pretrained_model;
+        }
+        if (nested_model || (!defines_model[i] && !defines_model[j]))
+          groups.join(i, j);
+      }
     }
   }
-  std::unordered_map<size_t, ModelScope *> scope_of_root;
-  std::unordered_map<size_t, bool> has_pretrained, declares;
-  for (size_t i = 0; i < files.size(); ++i) {
-    size_t r = root(i);
-    if (!scope_of_root.count(r)) {
-      package.scopes.push_back(std::make_unique<ModelScope>());
-      scope_of_root[r] = package.scopes.back().get();
-    }
-  }
-  std::unordered_map<const SyntaxFile *, size_t> index_of;
-  for (size_t i = 0; i < files.size(); ++i)
-    index_of[files[i]] = i;
+
   // Does the class, or a package base of it, declare `_no_split_modules` / skip keys itself?
   std::function<bool(const ModuleClass *, bool, int)> declares_in_package =
       [&](const ModuleClass *cls, bool skip, int depth) {
@@ -82,18 +110,18 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
             return true;
         return false;
       };
+  std::unordered_map<size_t, GroupFacts> facts;
+  for (size_t i = 0; i < files.size(); ++i)
+    facts[groups.root(i)].explicit_placement |= files[i]->explicit_placement;
   for (auto &cls : package.classes) {
-    size_t r = root(index_of[cls->file]);
-    ModelScope *scope = scope_of_root[r];
-    cls->scope = scope;
-    has_pretrained[r] = has_pretrained[r] || cls->is_pretrained_model;
-    declares[r] = declares[r] || cls->declares_no_split;
-    scope->declared_in_package |= cls->declares_no_split;
-    scope->has_pretrained_model |= cls->is_pretrained_model;
+    GroupFacts &g = facts[groups.root(index_of[cls->file])];
+    g.declares |= cls->declares_no_split;
+    g.declared_in_package |= cls->declares_no_split;
+    g.has_pretrained_model |= cls->is_pretrained_model;
     for (const std::string &n : cls->no_split_modules)
-      add_unique(scope->no_split_modules, scope->no_split_set, n);
+      add_unique(g.no_split_modules, g.no_split_set, n);
     for (const std::string &k : cls->skip_keys) {
-      add_unique(scope->skip_keys, scope->skip_key_set, k);
+      add_unique(g.skip_keys, g.skip_key_set, k);
       add_unique(package.skip_keys, package.skip_key_set, k);
     }
     // What a transformers base declares applies unless the package overrides it.
@@ -102,38 +130,113 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       continue;
     bool used = false;
     if (ext->declares_no_split && !declares_in_package(cls.get(), false, 0)) {
-      declares[r] = true;
+      g.declares = true;
       for (const std::string &n : ext->no_split_modules)
-        add_unique(scope->no_split_modules, scope->no_split_set, n);
+        add_unique(g.no_split_modules, g.no_split_set, n);
       used = true;
     }
     if (!ext->skip_keys.empty() && !declares_in_package(cls.get(), true, 0)) {
       for (const std::string &k : ext->skip_keys) {
-        add_unique(scope->skip_keys, scope->skip_key_set, k);
+        add_unique(g.skip_keys, g.skip_key_set, k);
         add_unique(package.skip_keys, package.skip_key_set, k);
       }
       used = true;
     }
-    if (used && scope->external_source.find(ext->source) == std::string::npos)
-      scope->external_source += (scope->external_source.empty() ? "" : "; ") + ext->source;
+    if (used && g.external_source.find(ext->source) == std::string::npos)
+      g.external_source += (g.external_source.empty() ? "" : "; ") + ext->source;
   }
-  std::unordered_map<size_t, bool> explicit_placement;
-  for (size_t i = 0; i < files.size(); ++i)
-    explicit_placement[root(i)] = explicit_placement[root(i)] || files[i]->explicit_placement;
-  for (auto &[r, scope] : scope_of_root) {
+  for (const std::string &k : overrides.extra_skip_keys)
+    add_unique(package.skip_keys, package.skip_key_set, k);
+
+  // One scope per set of groups (sorted roots), made once.
+  std::map<std::vector<size_t>, ModelScope *> scope_of_groups;
+  auto scope_for = [&](std::vector<size_t> roots) {
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    auto [it, fresh] = scope_of_groups.emplace(roots, nullptr);
+    if (!fresh)
+      return it->second;
+    package.scopes.push_back(std::make_unique<ModelScope>());
+    ModelScope *scope = it->second = package.scopes.back().get();
+    bool declares = false, explicit_placement = false;
+    for (size_t r : roots) {
+      const GroupFacts &g = facts[r];
+      for (const std::string &n : g.no_split_modules)
+        add_unique(scope->no_split_modules, scope->no_split_set, n);
+      for (const std::string &k : g.skip_keys)
+        add_unique(scope->skip_keys, scope->skip_key_set, k);
+      if (!g.external_source.empty() &&
+          scope->external_source.find(g.external_source) == std::string::npos)
+        scope->external_source += (scope->external_source.empty() ? "" : "; ") + g.external_source;
+      scope->declared_in_package |= g.declared_in_package;
+      scope->has_pretrained_model |= g.has_pretrained_model;
+      declares |= g.declares;
+      explicit_placement |= g.explicit_placement;
+    }
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
-    scope->refuses_string_maps = !explicit_placement[r] && has_pretrained[r] && !declares[r] &&
+    scope->refuses_string_maps = !explicit_placement && scope->has_pretrained_model && !declares &&
                                  overrides.extra_no_split_modules.empty();
     scope->supports_device_map =
-        !explicit_placement[r] && (!scope->refuses_string_maps || overrides.hand_made_maps);
+        !explicit_placement && (!scope->refuses_string_maps || overrides.hand_made_maps);
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     scope->extended_by_settings = !overrides.extra_no_split_modules.empty();
     for (const std::string &k : overrides.extra_skip_keys)
       add_unique(scope->skip_keys, scope->skip_key_set, k);
+    return scope;
+  };
+
+  // Whether `owner`'s child is the class it resolved to: one of its own file, or one it imports
+  // from that class's module (a name imported from a module outside the package resolves to any
+  // class of that name, which is no evidence of who builds it).
+  auto builds = [&](const ModuleClass &owner, const ChildDecl &child) {
+    if (child.resolved->file == owner.file)
+      return true;
+    std::string_view stem = module_stem(child.resolved->file->source->path);
+    for (const ImportedName &imp : owner.file->imports) {
+      if (imp.local_name != child.class_name)
+        continue;
+      std::string_view module = imp.module;
+      size_t dot = module.find_last_of('.');
+      return (dot == std::string_view::npos ? module : module.substr(dot + 1)) == stem;
+    }
+    return true; // reached by a name the file does not import (a base's module, a dict)
+  };
+  // The models that build each class: every class reachable from a model class through its
+  // children (and the package bases whose code those run), with the model's group.
+  std::unordered_map<const ModuleClass *, std::vector<size_t>> builders;
+  for (const auto &model : package.classes) {
+    if (!model->is_pretrained_model)
+      continue;
+    size_t group = groups.root(index_of[model->file]);
+    std::unordered_set<const ModuleClass *> reached{model.get()};
+    std::vector<const ModuleClass *> pending{model.get()};
+    while (!pending.empty()) {
+      const ModuleClass *cls = pending.back();
+      pending.pop_back();
+      builders[cls].push_back(group);
+      for (const ModuleClass *base : cls->bases)
+        if (reached.insert(base).second)
+          pending.push_back(base);
+      for (const ChildDecl &child : cls->children)
+        if (child.resolved && builds(*cls, child) && reached.insert(child.resolved).second)
+          pending.push_back(child.resolved);
+    }
   }
-  for (const std::string &k : overrides.extra_skip_keys)
-    add_unique(package.skip_keys, package.skip_key_set, k);
+  // A class no model visibly builds (a block picked from a dict or built by a factory) belongs
+  // to its file's model, or, in a library, to every model its file is connected to by imports.
+  std::unordered_map<size_t, std::vector<size_t>> connected_groups;
+  for (size_t i = 0; i < files.size(); ++i)
+    connected_groups[connected.root(i)].push_back(groups.root(i));
+  for (auto &cls : package.classes) {
+    size_t file = index_of[cls->file];
+    if (auto built = builders.find(cls.get()); built != builders.end())
+      cls->scope = scope_for(built->second);
+    else if (defines_model[file])
+      cls->scope = scope_for({groups.root(file)});
+    else
+      cls->scope = scope_for(connected_groups[connected.root(file)]);
+  }
 }
 
 } // namespace devlint

@@ -19,9 +19,10 @@ namespace devlint {
 
 struct ModuleClass;
 
-// The files of one model: those connected by relative imports (GLM-4V's modeling_chatglm.py and
-// visual.py). `_no_split_modules` and skip keys apply within a scope, not across a directory that
-// holds several models (data2vec's audio, text and vision files).
+// The `_no_split_modules` and skip keys a class is judged by: those of the models that build it
+// (GLM-4V's modeling_chatglm.py for the blocks of its visual.py), never those of a directory that
+// holds several models (data2vec's audio, text and vision files; diffusers' autoencoders, one per
+// file). model_scopes.cpp and docs/DEVICE_MODEL.md say how.
 struct ModelScope {
   std::vector<std::string> no_split_modules; // union over the scope's PreTrainedModels + config
   std::vector<std::string> skip_keys;

@@ -8,7 +8,10 @@ usage: bench/judged/recheck.py JUDGED.json TREE [--devlint BUILD/devlint] [-- DE
                message, verdict, reason, commit}]}, `file` relative to TREE
   TREE         the directory devlint checks (the sample's `tree`, as a path on this machine)
 Extra devlint arguments (e.g. --hand-made-maps) default to the list's "args".
-Exit status: 0 when every judged false finding is gone, 1 otherwise, 2 on bad input.
+A judged finding counts as still reported only at the level it was judged at (a finding's
+`level`, when the list records it); reported at another level it is shown as `level`.
+Exit status: 0 when no judged false finding is still reported as judged, 1 otherwise, 2 on bad
+input.
 """
 import argparse
 import json
@@ -58,13 +61,22 @@ def main():
     for item in items:
         place = (item["file"], item["line"])
         judged_places.add((place, item["code"]))
-        here = by_place.get(place, [])
-        still = any(f["code"] == item["code"] for f in here)
-        state = "still" if still else "gone"
+        here = [f for f in by_place.get(place, []) if f["code"] == item["code"]]
+        judged_level = item.get("level")
+        levels = sorted({f.get("level") for f in here})
+        if not here:
+            state = "gone"
+        elif judged_level is None or judged_level in levels:
+            state = "still"
+        else:
+            # Reported at another level than the one judged (an error now ranked a warning): the
+            # verdict was about the finding as it was, so it no longer holds as stated.
+            state = "level"
         counts[(item["verdict"], state)] += 1
-        if still and item["verdict"] == "false":
+        if state == "still" and item["verdict"] == "false":
             false_left += 1
-        print(f"{state:5} {item['verdict']:9} {item['code']} {item['file']}:{item['line']}")
+        shown = f" ({judged_level} -> {', '.join(map(str, levels))})" if state == "level" else ""
+        print(f"{state:5} {item['verdict']:9} {item['code']} {item['file']}:{item['line']}{shown}")
     for item in items:
         place = (item["file"], item["line"])
         for f in by_place.get(place, []):
