@@ -45,6 +45,29 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   const ChildDecl *child = callee.child;
   if (child && child->is_loss)
     return loss_site(call, args, "self." + std::string(callee.path));
+  // A module of the package that holds nothing has no device of its own: its forward's result is
+  // made from the caller's values, as a helper's is (a rotary embedding built on the `device=` it
+  // is handed, whatever the CPU origin of the indices it moves there). Its tensor arguments meet
+  // on one device (where it is a map entry, its hook moves them there), as the pass-through
+  // below assumes: each stands for the first. What it makes is made from the caller's values, so
+  // nothing is renamed as its own; its sites are its own, checked with its own inputs.
+  if (child && !child->has_parameters && callee.kind == Value::Kind::Module && callee.module_class)
+    if (const FunctionDef *forward = callee.module_class->find_method("forward")) {
+      const Value first = first_tensor(args);
+      Args aligned = args;
+      auto align = [&](Value &v) {
+        if (v.kind == Value::Kind::Tensor && v.has_origins())
+          v = first;
+      };
+      for (Value &v : aligned.positional)
+        align(v);
+      for (auto &keyword : aligned.keywords)
+        align(keyword.second);
+      ++muted_sites_;
+      Value out = call_function(forward, call, aligned, true, callee.module_class);
+      --muted_sites_;
+      return out;
+    }
   if (child && !child->has_parameters)
     return first_tensor(args); // activation/dropout: output stays with the input
   // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
