@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -74,6 +75,43 @@ std::string layer_ranges(const ModuleTree &tree, const DeviceMap &map, const std
   return leaf + " " + on.front() + (on.size() > 1 ? "-" + on.back() : "");
 }
 
+// Whether the module at `path` is reached through the first item of every module above it
+// (accelerate walks a module's own parameters, then its children, in registration order).
+bool on_first_chain(const ModuleTree &tree, const std::string &path) {
+  const ModuleNode *node = tree.root;
+  size_t pos = 0;
+  while (node && pos <= path.size()) {
+    size_t dot = path.find('.', pos);
+    std::string segment =
+        path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (!node->parameters.empty() || node->children.empty() ||
+        node->children.front().first != segment)
+      return false;
+    node = node->children.front().second;
+    if (dot == std::string::npos)
+      return true;
+    pos = dot + 1;
+  }
+  return false;
+}
+
+// Where the root's hook moves the model's inputs: the main device, in practice the lowest GPU
+// id the map uses (docs/DEVICE_MODEL.md section 2).
+std::set<DeviceName> main_device(const DeviceMap &map) {
+  std::optional<DeviceName> lowest;
+  auto index = [](const DeviceName &d) {
+    return d.find_first_not_of("0123456789") == std::string::npos && !d.empty() && d.size() < 10
+               ? std::stol(d)
+               : -1L;
+  };
+  for (const auto &[key, d] : map.entries)
+    if (index(d) >= 0 && (!lowest || index(d) < index(*lowest)))
+      lowest = d;
+  if (lowest)
+    return {*lowest};
+  return map.devices();
+}
+
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
                              const ModuleTree &tree, const DeviceMap &map, bool *known) {
   switch (o.kind) {
@@ -105,14 +143,14 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
         return {d};
     return map.devices();
   case OriginKind::Input: {
-    if (unit_path.empty()) { // the root's hook moves inputs to the first GPU of the map
-      for (const auto &[k, d] : map.entries)
-        if (d != "cpu" && d != "disk")
-          return {d};
-      return map.devices();
-    }
-    if (auto d = map.device_of(unit_path)) // a hooked module: inputs moved to its device
-      return {*d};
+    if (auto d = unit_path.empty() ? std::nullopt : map.device_of(unit_path))
+      return {*d}; // a hooked module: inputs moved to its device
+    // The root's hook moves inputs to the main device. What a split module reached through the
+    // first item of every module above it receives was passed down from the root's inputs, as
+    // the analysis assumes when it puts such inputs with the first item (unit_placement.cpp,
+    // input_group); a helper method's argument is what its caller passed.
+    if (unit_path.empty() || on_first_chain(tree, unit_path))
+      return main_device(map);
     return map.devices_under(unit_path); // split: they arrive from wherever the caller was
   }
   case OriginKind::Skip:
