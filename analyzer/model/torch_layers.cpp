@@ -176,13 +176,13 @@ LayerShape torch_layer_shape(std::string_view leaf,
     auto e = b.integer(0, "embed_dim");
     bool bias = b.flag(3, "bias", true);
     bool bias_kv = b.flag(4, "add_bias_kv", false);
-    Arg kdim_arg = b.arg(6, "kdim"), vdim_arg = b.arg(7, "vdim");
-    auto dim_or_embed = [&](const Arg &a, std::string_view keyword) -> std::optional<int64_t> {
+    auto dim_or_embed = [&](size_t position, std::string_view keyword) -> std::optional<int64_t> {
+      Arg a = b.arg(position, keyword);
       if (a.kind == Kind::Missing || a.kind == Kind::None)
         return e;
-      return b.integer(keyword == "kdim" ? 6 : 7, keyword);
+      return b.integer(position, keyword);
     };
-    auto kdim = dim_or_embed(kdim_arg, "kdim"), vdim = dim_or_embed(vdim_arg, "vdim");
+    auto kdim = dim_or_embed(6, "kdim"), vdim = dim_or_embed(7, "vdim");
     if (kdim == e && vdim == e) {
       b.add("in_proj_weight", mul(int64_t{3}, mul(e, e)));
     } else {

@@ -74,17 +74,22 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
       !config.values["tie_word_embeddings"].is_boolean())
     tree.unknowns.push_back({"", "tie_word_embeddings is not a bool: taken as true", ""});
   Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
-  // transformers 5's sub-models (PreTrainedModel children) and their `_tied_weights_keys`.
-  std::vector<std::pair<std::string, ModuleNode *>> sub_models;
-  bool dict_keys = tied_keys.is(Kind::Dict);
+  // transformers 5's sub-models (PreTrainedModel children) with a `_tied_weights_keys` dict.
+  struct SubModelKeys {
+    std::string path;
+    ModuleNode *node;
+    Value keys;
+  };
+  std::vector<SubModelKeys> sub_models;
   for (const auto &[path, node] : named_modules(tree)) {
     if (path.empty() || !node->cls || !node->cls->is_pretrained_model)
       continue;
-    sub_models.emplace_back(path, const_cast<ModuleNode *>(node));
     std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
-    if (sub && evaluator.class_attribute(*sub, "_tied_weights_keys").is(Kind::Dict))
-      dict_keys = true;
+    Value keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
+    if (keys.is(Kind::Dict))
+      sub_models.push_back({path, const_cast<ModuleNode *>(node), keys});
   }
+  bool dict_keys = tied_keys.is(Kind::Dict) || !sub_models.empty();
   if (dict_keys) {
     // transformers 5: `_tied_weights_keys = {target: source}` gives each target parameter its
     // source's storage when the model's own config.tie_word_embeddings is true
@@ -115,11 +120,8 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                                    ""});
       }
     };
-    for (const auto &[path, node] : sub_models) {
-      std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
-      Value sub_keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
-      if (!sub_keys.is(Kind::Dict))
-        continue;
+    for (const SubModelKeys &sub_model : sub_models) {
+      ModuleNode *node = sub_model.node;
       Value sub_config = evaluator.module_attribute(node, "config");
       bool ties = root_ties;
       if (sub_config.is(Kind::Object)) {
@@ -127,7 +129,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
         ties = tie_value.is(Kind::Bool) || tie_value.is(Kind::Int) ? tie_value.integer != 0
                                                                    : !tie_value.is(Kind::Unknown);
       }
-      tie_keys(node, path, sub_keys, ties);
+      tie_keys(node, sub_model.path, sub_model.keys, ties);
     }
     if (tied_keys.is(Kind::Dict))
       tie_keys(tree.root, "", tied_keys, root_ties);
