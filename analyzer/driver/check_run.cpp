@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "driver/cpp_units.h"
 #include "driver/discovery.h"
 #include "driver/model_setup_version.h"
 #include "driver/package_grouping.h"
@@ -63,12 +65,13 @@ std::vector<const SyntaxFile *> pointers(const std::vector<std::unique_ptr<Synta
   return out;
 }
 
+} // namespace
+
 std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
                                    std::vector<Diagnostic> *diagnostics,
-                                   ExternalClassResolver *external_classes = nullptr,
-                                   SessionCache *session = nullptr) {
+                                   ExternalClassResolver *external_classes, SessionCache *session) {
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
   PackageOverrides overrides = options.overrides;
   overrides.external_classes = external_classes;
@@ -96,98 +99,6 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
   return filter_findings(std::move(findings), reported, options, diagnostics);
 }
 
-// Header files a run has already reported through another translation unit: each is reported
-// once, by the first unit that includes it.
-struct HeaderClaims {
-  std::mutex mutex;
-  std::unordered_set<std::string> claimed;
-  bool claim(const std::string &path) {
-    std::lock_guard<std::mutex> lock(mutex);
-    return claimed.insert(path).second;
-  }
-};
-
-// One C++ translation unit: its own package (the main file and the project headers it
-// includes). Claimed headers move to `kept`, so findings in them outlive the call. With a cache
-// (and claims), a unit whose text, compile arguments and project headers are unchanged is not
-// parsed again, as long as this run reports the same headers through it as the run that stored
-// it (otherwise its result would differ from an uncached run's).
-std::vector<Finding> check_cpp_unit(const SourceFile &main, const CheckOptions &options,
-                                    const SourceTexts *texts, HeaderClaims *claims,
-                                    std::vector<std::unique_ptr<SourceFile>> *kept,
-                                    std::vector<Diagnostic> &diagnostics, bool &error,
-                                    ResultCache *cache = nullptr,
-                                    const CheckOptions *run_options = nullptr) {
-  if (!claims || !kept)
-    cache = nullptr;
-  std::string key;
-  // Headers this run has already claimed for this unit while reading its cache entry.
-  std::unordered_set<std::string> entry_headers, claimed_from_entry;
-  if (cache) {
-    key = cache->cpp_unit_key(main, options, cpp_compile_arguments(main.path, options.cpp));
-    if (auto hit = cache->load_cpp_unit(key, main, options.max_file_bytes)) {
-      std::vector<std::string> ours;
-      for (auto &header : hit->headers) {
-        entry_headers.insert(header->path);
-        if (header->path != main.path && claims->claim(header->path)) {
-          ours.push_back(header->path);
-          claimed_from_entry.insert(header->path);
-        }
-      }
-      if (ours == hit->claimed) { // only units that had no error are stored
-        for (Diagnostic &d : hit->result.diagnostics)
-          diagnostics.push_back(std::move(d));
-        for (auto &header : hit->headers)
-          if (claimed_from_entry.count(header->path))
-            kept->push_back(std::move(header));
-        return std::move(hit->result.findings);
-      }
-    }
-  }
-  CppSettings settings = options.cpp;
-  if (run_options && run_options->on_pch_build) // per-directory options carry no callbacks
-    settings.on_pch_build = run_options->on_pch_build;
-  CppUnit unit = lower_cpp(main, settings, texts);
-  std::vector<Diagnostic> unit_diagnostics;
-  bool unit_error = false; // a missing header is an error diagnostic
-  for (Diagnostic &d : unit.diagnostics) {
-    unit_error |= d.severity == Severity::Error;
-    unit_diagnostics.push_back(std::move(d));
-  }
-  std::vector<const SourceFile *> reported{&main};
-  std::vector<std::string> claimed;
-  if (claims && kept)
-    for (auto &header : unit.headers) {
-      if (header->path == main.path)
-        continue;
-      bool ours = entry_headers.count(header->path) ? claimed_from_entry.count(header->path) > 0
-                                                    : claims->claim(header->path);
-      if (ours) {
-        reported.push_back(header.get());
-        claimed.push_back(header->path);
-      }
-    }
-  std::vector<Finding> findings =
-      check_lowered(pointers(unit.syntax), reported, options, &unit_diagnostics);
-  if (cache && !unit_error) {
-    std::vector<const SourceFile *> headers;
-    for (auto &header : unit.headers)
-      if (header->path != main.path)
-        headers.push_back(header.get());
-    cache->store_cpp_unit(key, main, headers, claimed, findings, unit_diagnostics);
-  }
-  error |= unit_error;
-  for (Diagnostic &d : unit_diagnostics)
-    diagnostics.push_back(std::move(d));
-  if (kept)
-    for (auto &header : unit.headers)
-      if (std::find(reported.begin(), reported.end(), header.get()) != reported.end())
-        kept->push_back(std::move(header));
-  return findings;
-}
-
-} // namespace
-
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,
                                    const std::vector<const SourceFile *> &reported,
                                    const CheckOptions &options,
@@ -201,13 +112,11 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
       // Each C++ translation unit is its own package.
       if (!reported_set.count(source))
         continue;
-      std::vector<Diagnostic> unit_diagnostics;
-      bool error = false;
-      for (Finding &f :
-           check_cpp_unit(*source, options, nullptr, nullptr, nullptr, unit_diagnostics, error))
+      CppUnitResult unit = check_cpp_unit(*source, options, nullptr, false);
+      for (Finding &f : unit.findings)
         findings.push_back(std::move(f));
       if (diagnostics)
-        diagnostics->insert(diagnostics->end(), unit_diagnostics.begin(), unit_diagnostics.end());
+        diagnostics->insert(diagnostics->end(), unit.diagnostics.begin(), unit.diagnostics.end());
       continue;
     }
     syntax.push_back(lower_source(*source, reported_set.count(source) ? diagnostics : nullptr));
@@ -292,15 +201,23 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     jobs.push_back(&job);
   }
 
+  // What one path of a package gave: the file read, or why not; a C++ unit's result.
+  struct PathOutput {
+    std::vector<std::unique_ptr<SourceFile>> files; // the file, when it was read
+    std::optional<Diagnostic> unread;
+    bool checked = false;
+    std::optional<CppUnitResult> unit;
+  };
+  // A package's paths, and its Python files' analysis (with the context files it read).
   struct PackageOutput {
+    std::vector<PathOutput> paths;
     std::vector<std::unique_ptr<SourceFile>> files;
     std::vector<Finding> findings;
     std::vector<Diagnostic> diagnostics;
-    size_t checked = 0;
-    size_t not_checked = 0;
-    bool error = false;
   };
   std::vector<PackageOutput> outputs(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i)
+    outputs[i].paths.resize(jobs[i]->paths.size());
   // One resolver per list of search paths, shared by the threads: each module is read once.
   using SearchKey = std::pair<std::vector<std::string>, bool>;
   auto search_key = [](const CheckOptions &o) {
@@ -318,64 +235,63 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
                                .get();
   }
   SessionCache *session = caches.session;
-  HeaderClaims header_claims;
-  std::atomic<size_t> next{0};
   std::mutex progress_mutex;
   size_t files_done = 0, files_total = 0;
   for (const PackageJob *job : jobs)
     files_total += job->paths.size();
-  // Threads take the largest packages (by bytes on disk) first, so that no large one starts last
-  // and leaves the other threads idle. Outputs keep the discovery order, so the report is the same.
-  std::vector<size_t> schedule(jobs.size());
-  {
-    std::vector<uintmax_t> bytes(jobs.size(), 0);
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      schedule[i] = i;
-      if (jobs.size() < 2)
-        break;
-      for (const std::string &path : jobs[i]->paths) {
-        std::error_code ec;
-        uintmax_t size = fs::file_size(path, ec);
-        bytes[i] += ec ? 0 : size;
-      }
+  std::vector<const std::vector<std::string> *> package_paths;
+  for (const PackageJob *job : jobs)
+    package_paths.push_back(&job->paths);
+  const std::vector<CheckTask> tasks = plan_check_tasks(package_paths);
+  std::atomic<size_t> next{0};
+  // Reads one path into its slot; null when it is not to be checked.
+  auto read_path = [&](size_t i, size_t k) -> SourceFile * {
+    const std::string &path = jobs[i]->paths[k];
+    PathOutput &slot = outputs[i].paths[k];
+    Diagnostic d;
+    auto file = load(path, jobs[i]->options->max_file_bytes, d);
+    if (!file) {
+      slot.unread = d;
+      return nullptr;
     }
-    std::stable_sort(schedule.begin(), schedule.end(),
-                     [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
-  }
+    bool cpp = file->language == Language::Cpp;
+    if (jobs[i]->by_content.count(path) &&
+        !(cpp ? uses_libtorch(path, file->text) : looks_like_model_code(file->text)))
+      return nullptr; // found in a directory, and not model code: not devlint's to check
+    slot.checked = true;
+    if (file->text.empty())
+      return nullptr;
+    slot.files.push_back(std::move(file));
+    return slot.files.back().get();
+  };
   auto worker = [&] {
-    for (size_t n = next++; n < jobs.size(); n = next++) {
-      const size_t i = schedule[n];
+    for (size_t n = next++; n < tasks.size(); n = next++) {
+      const size_t i = tasks[n].package;
       PackageOutput &out = outputs[i];
       const CheckOptions &package_options = *jobs[i]->options;
+      if (tasks[n].path != kPythonFiles) {
+        // A translation unit is its own package: everything it uses is in what it includes.
+        const size_t k = tasks[n].path;
+        SourceFile *file = read_path(i, k);
+        if (file && !options.discover_only) {
+          PathOutput &slot = out.paths[k];
+          slot.unit = check_cpp_unit(*file, package_options, texts, true,
+                                     texts ? nullptr : caches.results, &options);
+        }
+        if (options.on_progress) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          options.on_progress(++files_done, files_total);
+        }
+        continue;
+      }
       std::vector<const SourceFile *> reported;
-      for (const std::string &path : jobs[i]->paths) {
-        Diagnostic d;
-        auto file = load(path, package_options.max_file_bytes, d);
-        if (!file) {
-          out.error |= d.severity == Severity::Error;
-          out.not_checked += d.severity == Severity::Error;
-          out.diagnostics.push_back(d);
+      size_t python_paths = 0;
+      for (size_t k = 0; k < jobs[i]->paths.size(); ++k) {
+        if (is_cpp_path(jobs[i]->paths[k]))
           continue;
-        }
-        bool cpp = file->language == Language::Cpp;
-        if (jobs[i]->by_content.count(path) &&
-            !(cpp ? uses_libtorch(path, file->text) : looks_like_model_code(file->text)))
-          continue; // found in a directory, and not model code: not devlint's to check
-        ++out.checked;
-        if (file->text.empty())
-          continue;
-        if (cpp) {
-          // A translation unit is its own package: everything it uses is in what it includes.
-          if (!options.discover_only)
-            for (Finding &f : check_cpp_unit(*file, package_options, texts, &header_claims,
-                                             &out.files, out.diagnostics, out.error,
-                                             texts ? nullptr : caches.results, &options))
-              out.findings.push_back(std::move(f));
-          out.files.push_back(std::move(file));
-          continue;
-        }
-        reported.push_back(file.get());
-        out.files.push_back(std::move(file));
+        ++python_paths;
+        if (SourceFile *file = read_path(i, k))
+          reported.push_back(file);
       }
       // Files given as text (the fix loop, the editor) are never cached: they change often.
       ResultCache *cache = texts ? nullptr : caches.results;
@@ -463,14 +379,14 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       }
       if (options.on_progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        files_done += jobs[i]->paths.size();
+        files_done += python_paths;
         options.on_progress(files_done, files_total);
       }
     }
   };
   unsigned threads =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, jobs.size())));
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, tasks.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
     pool.emplace_back(worker);
@@ -478,16 +394,39 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
   for (std::thread &t : pool)
     t.join();
 
+  // In the run's order: each path's file (a C++ unit's headers first, each header reported by the
+  // first unit that includes it), then the Python files' context; each path's diagnostics and a
+  // unit's findings, then the Python files' analysis.
+  HeaderClaims header_claims;
   for (PackageOutput &out : outputs) {
+    for (PathOutput &slot : out.paths) {
+      if (slot.unit) {
+        header_claims.resolve(*slot.unit);
+        for (auto &header : slot.unit->headers)
+          result.files.push_back(std::move(header));
+      }
+      for (auto &f : slot.files)
+        result.files.push_back(std::move(f));
+      if (slot.unread) {
+        result.had_error |= slot.unread->severity == Severity::Error;
+        result.files_not_checked += slot.unread->severity == Severity::Error;
+        result.diagnostics.push_back(std::move(*slot.unread));
+      }
+      result.files_checked += slot.checked;
+      if (slot.unit) {
+        result.had_error |= slot.unit->error;
+        for (auto &f : slot.unit->findings)
+          result.findings.push_back(std::move(f));
+        for (auto &d : slot.unit->diagnostics)
+          result.diagnostics.push_back(std::move(d));
+      }
+    }
     for (auto &f : out.files)
       result.files.push_back(std::move(f));
     for (auto &f : out.findings)
       result.findings.push_back(std::move(f));
     for (auto &d : out.diagnostics)
       result.diagnostics.push_back(std::move(d));
-    result.files_checked += out.checked;
-    result.files_not_checked += out.not_checked;
-    result.had_error |= out.error;
   }
   sort_findings(result.findings);
   return result;

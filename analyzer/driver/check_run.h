@@ -31,8 +31,10 @@ struct CheckResult {
 // fixed text before anything is written). Files named here are not read from disk.
 using SourceTexts = std::unordered_map<std::string, std::string>;
 
-class ResultCache;  // driver/result_cache.h
-class SessionCache; // driver/session_cache.h
+class ResultCache;           // driver/result_cache.h
+class SessionCache;          // driver/session_cache.h
+class ExternalClassResolver; // model/module_model.h
+struct SyntaxFile;           // model/syntax.h
 
 // What a run may reuse (null: nothing). `results`: the result cache (a setting that changes
 // findings must also go into its key, result_cache.cpp); `session`: what a long-lived process
@@ -46,6 +48,16 @@ struct RunCaches {
 CheckResult check_paths(const std::vector<std::string> &paths, const CheckOptions &options,
                         DirectoryOptionsSource *per_directory = nullptr,
                         const SourceTexts *texts = nullptr, RunCaches caches = {});
+
+// Runs module model -> placement analysis -> rules on lowered files, reporting the findings of
+// `reported` (through filter_findings); `external_classes` resolve classes of other packages,
+// `session` keeps simulated placements between checks.
+std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
+                                   const std::vector<const SourceFile *> &reported,
+                                   const CheckOptions &options,
+                                   std::vector<Diagnostic> *diagnostics,
+                                   ExternalClassResolver *external_classes = nullptr,
+                                   SessionCache *session = nullptr);
 
 // Analyzes in-memory sources as one package (used by tests and by the fix loop).
 std::vector<Finding> check_package(const std::vector<const SourceFile *> &sources,

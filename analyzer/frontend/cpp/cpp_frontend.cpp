@@ -88,9 +88,11 @@ void dump_unit(const CppUnit &unit, std::ostream &out) {
 }
 
 // Whether a file includes a torch header, itself or through the project headers it includes by
-// a quoted path relative to itself (the only ones the default flags find): then the shared
-// precompiled header saves parsing `torch/torch.h` again. `texts` stand in for files on disk.
+// a quoted path, found relative to itself or in the `-I`/`-iquote` directories of its flags:
+// then the precompiled header saves parsing `torch/torch.h` again. `texts` stand in for files on
+// disk.
 bool includes_torch(const std::string &text, const fs::path &directory,
+                    const std::vector<fs::path> &include_dirs,
                     const std::map<std::string, std::string> &texts, std::set<std::string> &seen) {
   if (text.find("torch/") != std::string::npos)
     return true;
@@ -99,23 +101,40 @@ bool includes_torch(const std::string &text, const fs::path &directory,
     size_t begin = at + 10, end = text.find('"', begin);
     if (end == std::string::npos || text.find('\n', begin) < end)
       continue;
-    std::string path = (directory / text.substr(begin, end - begin)).lexically_normal().string();
-    if (!seen.insert(path).second)
-      continue;
-    std::string header;
-    if (auto given = texts.find(path); given != texts.end()) {
-      header = given->second;
-    } else {
-      std::string why;
-      std::optional<std::string> read = read_regular_file(path, 1 << 20, why);
-      if (!read)
+    std::string name = text.substr(begin, end - begin);
+    std::vector<fs::path> candidates{directory / name};
+    for (const fs::path &dir : include_dirs)
+      candidates.push_back(dir / name);
+    for (const fs::path &candidate : candidates) {
+      std::string path = candidate.lexically_normal().string();
+      if (!seen.insert(path).second)
         continue;
-      header = std::move(*read);
+      std::string header;
+      if (auto given = texts.find(path); given != texts.end()) {
+        header = given->second;
+      } else {
+        std::string why;
+        std::optional<std::string> read = read_regular_file(path, 1 << 20, why);
+        if (!read)
+          continue;
+        header = std::move(*read);
+      }
+      if (includes_torch(header, fs::path(path).parent_path(), include_dirs, texts, seen))
+        return true;
+      break; // the first header found by that name is the one included
     }
-    if (includes_torch(header, fs::path(path).parent_path(), texts, seen))
-      return true;
   }
   return false;
+}
+
+// The `-I DIR` and `-iquote DIR` directories of a file's arguments, where quoted includes are
+// also looked for.
+std::vector<fs::path> quoted_include_dirs(const std::vector<std::string> &args) {
+  std::vector<fs::path> out;
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-I" || args[i] == "-iquote")
+      out.emplace_back(args[i + 1]);
+  return out;
 }
 
 } // namespace
@@ -157,7 +176,7 @@ std::vector<std::string> default_cpp_arguments(const CppSettings &settings) {
 }
 
 std::string prepare_cpp_pch(const CppSettings &settings, std::string &error) {
-  return build_pch(settings, error);
+  return build_pch(settings, base_arguments(settings), error);
 }
 
 CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const CppTexts *texts) {
@@ -173,11 +192,15 @@ CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const Cpp
     for (const auto &[path, text] : *texts)
       if (is_cpp_header_path(path))
         files.emplace(fs::absolute(path).lexically_normal().string(), text);
+  // The precompiled LibTorch header of the file's flags: the defaults' one (the project's
+  // include/ folders do not change what torch/torch.h means), or the one of the database entry's
+  // flags, which it must be built with.
   std::string pch_error;
   std::set<std::string> seen{absolute};
-  if (defaults && !libtorch_includes(settings).empty() &&
-      includes_torch(main.text, fs::path(absolute).parent_path(), files, seen)) {
-    std::string pch = build_pch(settings, pch_error);
+  if ((!defaults || !libtorch_includes(settings).empty()) &&
+      includes_torch(main.text, fs::path(absolute).parent_path(), quoted_include_dirs(args), files,
+                     seen)) {
+    std::string pch = build_pch(settings, defaults ? base_arguments(settings) : args, pch_error);
     if (!pch.empty()) {
       args.push_back("-include-pch");
       args.push_back(pch);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -63,16 +64,24 @@ std::string hex(size_t v) {
 constexpr const char *kPchHeaderName = "devlint-torch-pch.h";
 constexpr const char *kPchHeaderText = "#include <torch/torch.h>\n#include <torch/script.h>\n";
 
-std::string pch_path(const CppSettings &settings) {
+// What a PCH is built from: the flags (without the file), Clang's version and the dates of the
+// LibTorch headers the flags find.
+std::string pch_path(const CppSettings &settings, const std::vector<std::string> &arguments) {
   if (settings.pch_dir.empty())
     return {};
-  std::vector<std::string> args = base_arguments(settings);
   std::string key = LLVM_VERSION_STRING;
-  for (const std::string &a : args)
+  for (const std::string &a : arguments)
     key += "\n" + a;
-  for (const std::string &dir : libtorch_includes(settings)) {
+  std::vector<std::string> includes = libtorch_includes(settings);
+  for (size_t i = 0; i + 1 < arguments.size(); ++i)
+    if (arguments[i] == "-isystem" || arguments[i] == "-I")
+      includes.push_back(arguments[i + 1]);
+  for (const std::string &dir : includes) {
     std::error_code ec;
-    auto stamp = fs::last_write_time(fs::path(dir) / "torch/torch.h", ec);
+    fs::path header = fs::path(dir) / "torch/torch.h";
+    if (!fs::exists(header, ec))
+      continue;
+    auto stamp = fs::last_write_time(header, ec);
     key += "\n" + std::to_string(ec ? 0 : stamp.time_since_epoch().count());
   }
   return (fs::path(settings.pch_dir) / ("torch-" + hex(std::hash<std::string>()(key)) + ".pch"))
@@ -80,17 +89,14 @@ std::string pch_path(const CppSettings &settings) {
 }
 
 std::mutex pch_mutex; // one writer per process; other processes see only finished files
+// The PCHs of this process by path: the error that building one gave (empty: built), so that a
+// set of flags that cannot make one is tried once; and how many sets of database flags have one.
+std::map<std::string, std::string> pch_outcomes;
+size_t database_variants = 0;
 
-} // namespace
-
-// The PCH directory is the user's (driver/cache_location.h): private to them, checked before use.
-// Every file is written through a fresh O_EXCL|O_NOFOLLOW name and renamed into place, and only
-// plain files of this user are read, so a link planted at any name is replaced, never followed.
-std::string build_pch(const CppSettings &settings, std::string &error) {
-  std::string path = pch_path(settings);
-  if (path.empty())
-    return {};
-  std::lock_guard<std::mutex> lock(pch_mutex);
+// Builds the PCH at `path` (pch_mutex held).
+std::string build_pch_locked(const CppSettings &settings, const std::vector<std::string> &arguments,
+                             const std::string &path, std::string &error) {
   if (std::string problem = make_private_directory(settings.pch_dir, LinkPolicy::FollowOwn);
       !problem.empty()) {
     error = "not using a precompiled LibTorch header: " + problem;
@@ -112,9 +118,11 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
     return {};
   }
   std::error_code ec;
-  std::vector<std::string> args = base_arguments(settings);
+  std::vector<std::string> args = arguments;
   args.erase(std::remove(args.begin(), args.end(), "-fsyntax-only"), args.end());
-  args.insert(args.end(), {"-x", "c++-header", header, "-o", temporary});
+  // Templates the headers use are instantiated once, in the PCH, not in every file.
+  args.insert(args.end(),
+              {"-fpch-instantiate-templates", "-x", "c++-header", header, "-o", temporary});
   CollectingDiagnostics diags;
   auto tell = [&](PchBuild event) {
     if (settings.on_pch_build)
@@ -138,6 +146,32 @@ std::string build_pch(const CppSettings &settings, std::string &error) {
     error = "cannot store the precompiled header in " + settings.pch_dir + ": " + ec.message();
     return {};
   }
+  return path;
+}
+
+} // namespace
+
+// The PCH directory is the user's (driver/cache_location.h): private to them, checked before use.
+// Every file is written through a fresh O_EXCL|O_NOFOLLOW name and renamed into place, and only
+// plain files of this user are read, so a link planted at any name is replaced, never followed.
+std::string build_pch(const CppSettings &settings, const std::vector<std::string> &arguments,
+                      std::string &error) {
+  std::string path = pch_path(settings, arguments);
+  if (path.empty())
+    return {};
+  std::lock_guard<std::mutex> lock(pch_mutex);
+  if (auto known = pch_outcomes.find(path); known != pch_outcomes.end()) {
+    error = known->second;
+    return error.empty() ? path : std::string();
+  }
+  // The defaults' PCH is always made; the database's sets of flags, a bounded number of them.
+  if (arguments != base_arguments(settings)) {
+    if (database_variants >= kMaxPchVariants)
+      return {};
+    ++database_variants;
+  }
+  path = build_pch_locked(settings, arguments, path, error);
+  pch_outcomes[pch_path(settings, arguments)] = error;
   return path;
 }
 

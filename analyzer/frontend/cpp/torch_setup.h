@@ -26,8 +26,14 @@ std::vector<std::string> database_arguments(const CompileSetup &setup);
 // What Clang may read besides the checkout: LibTorch's and the system's include directories,
 // Clang's own headers and the precompiled header's directory.
 std::vector<std::string> trusted_roots(const CppSettings &settings);
-// The shared precompiled header for the default arguments, built once; its path, or empty with
-// `error` filled (or without a PCH directory).
-std::string build_pch(const CppSettings &settings, std::string &error);
+// The precompiled LibTorch header for files parsed with `arguments` (devlint's defaults, or a
+// compile database entry's allowed flags: a PCH must be built with the flags of the files that
+// use it), keyed by them and built once, shared by every file and run using the same ones. At
+// most kMaxPchVariants sets of database flags get one per run; the files of any further set are
+// parsed without. Its path, or empty with `error` filled (or without a PCH directory, or past the
+// bound, with `error` empty).
+inline constexpr size_t kMaxPchVariants = 4;
+std::string build_pch(const CppSettings &settings, const std::vector<std::string> &arguments,
+                      std::string &error);
 
 } // namespace devlint::cpp
