@@ -1,6 +1,7 @@
 // The compile database as data (frontend/cpp/compile_flags.h, compile_database.h): the allow-list
 // of what reaches Clang, what is refused and dropped, the parser's limits, and the rules for
 // reading the database file (regular files inside the project, a size cap, no silent failure).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -236,6 +237,44 @@ TEST_F(CompileSetupTest, FindsTheDatabaseInAnAncestorsBuildDirectory) {
   s = setup();
   EXPECT_TRUE(s.from_database);
   EXPECT_EQ(s.checkout, fs::canonical(root / "repo").string());
+}
+
+// `compile-database` in a configuration: the repository named it, so it is used only inside the
+// configuration's directory, with the same checks as `-p` (a database symlinked out is refused).
+TEST_F(CompileSetupTest, AConfiguredDatabaseStaysInsideTheConfigurationsDirectory) {
+  fs::create_directories(root / "repo" / "out");
+  std::ofstream(root / "repo" / "out" / "compile_commands.json")
+      << R"([{"directory": ")" << (root / "repo" / "out").string()
+      << R"(", "file": "../src/a.cpp", "arguments": ["c++", "-DCONFIGURED", "-c", "../src/a.cpp"]}])";
+  std::string config = (root / "repo" / "devlint.toml").string();
+  std::string file = (root / "repo/src/a.cpp").string();
+  CompileSetup inside = compile_setup_for(file, (root / "repo" / "out").string(), {},
+                                          (root / "repo").string(), config);
+  EXPECT_TRUE(inside.from_database);
+  EXPECT_EQ(inside.arguments, Args{"-DCONFIGURED"});
+  EXPECT_TRUE(inside.warnings.empty());
+  // Outside it (`compile-database = "../../elsewhere"`): named in a warning, not read.
+  fs::create_directories(root / "elsewhere");
+  fs::copy_file(root / "repo" / "out" / "compile_commands.json",
+                root / "elsewhere" / "compile_commands.json");
+  CompileSetup outside =
+      compile_setup_for(file, (root / "elsewhere").string(), {}, (root / "repo").string(), config);
+  EXPECT_FALSE(outside.from_database);
+  ASSERT_EQ(outside.warnings.size(), 1u);
+  EXPECT_NE(outside.warnings[0].find("compile-database in"), std::string::npos);
+  EXPECT_NE(outside.warnings[0].find("outside the configuration's directory"), std::string::npos);
+  EXPECT_TRUE(std::none_of(outside.roots.begin(), outside.roots.end(), [&](const std::string &r) {
+    return r == fs::canonical(root / "elsewhere").string();
+  }));
+  // Inside, but its database a symlink leaving the project: refused as with -p.
+  fs::remove(root / "repo" / "out" / "compile_commands.json");
+  fs::create_symlink(root / "elsewhere" / "compile_commands.json",
+                     root / "repo" / "out" / "compile_commands.json");
+  CompileSetup linked = compile_setup_for(file, (root / "repo" / "out").string(), {},
+                                          (root / "repo").string(), config);
+  EXPECT_FALSE(linked.from_database);
+  ASSERT_EQ(linked.warnings.size(), 1u);
+  EXPECT_NE(linked.warnings[0].find("a symlink leaving the project"), std::string::npos);
 }
 
 TEST_F(CompileSetupTest, TheSearchStopsAtTheCheckout) {

@@ -127,6 +127,24 @@ TEST_F(ConfigTest, RuleNamesSelectTheirCode) {
   EXPECT_EQ(resolver.options_for(dir("")).selection.ignore, std::vector<std::string>{"DL001"});
 }
 
+// C++: the directory holding compile_commands.json, relative to the configuration (as `-p`),
+// confined to the configuration's directory; `-p` on the command line wins.
+TEST_F(ConfigTest, CompileDatabaseIsRelativeToTheConfiguration) {
+  write("pyproject.toml", "[tool.devlint]\ncompile-database = \"out/release\"\n");
+  ConfigResolver resolver({}, ConfigDiscovery::WalkUp);
+  const CheckOptions &o = resolver.options_for(dir("pkg"));
+  EXPECT_EQ(o.cpp.build_dir, (root / "out/release").string());
+  EXPECT_EQ(o.cpp.build_dir_confined_to, root.string());
+  EXPECT_EQ(o.cpp.build_dir_source, (root / "pyproject.toml").string());
+  CommandLineSettings cli;
+  cli.build_dir = "/elsewhere/build";
+  ConfigResolver with_p(cli, ConfigDiscovery::WalkUp);
+  EXPECT_EQ(with_p.options_for(dir("pkg")).cpp.build_dir, "/elsewhere/build");
+  EXPECT_TRUE(with_p.options_for(dir("pkg")).cpp.build_dir_confined_to.empty());
+  write("pyproject.toml", "[tool.devlint]\ncompile-database = [\"out\"]\n");
+  EXPECT_EQ(error_for("pyproject.toml").key, "tool.devlint.compile-database");
+}
+
 TEST(PathPatterns, RuffLikeGlobs) {
   EXPECT_TRUE(glob_matches("modeling_*.py", "/r/a/modeling_x.py", "/r"));
   EXPECT_TRUE(glob_matches("tests", "/r/tests/x.py", "/r"));     // a name anywhere

@@ -212,8 +212,9 @@ int main(int argc, char **argv) {
   check->add_option("--libtorch", libtorch_dir,
                     "C++: the LibTorch directory whose include/ holds torch/torch.h");
   check->add_option("-p,--build-path", build_dir,
-                    "C++: a build directory with compile_commands.json (default: the nearest one "
-                    "above each file)");
+                    "C++: a build directory with compile_commands.json (default: "
+                    "`compile-database` in the configuration, else the nearest one above each "
+                    "file)");
   devlint::AdoptionFlags adoption;
   devlint::add_adoption_flags(*check, adoption);
 

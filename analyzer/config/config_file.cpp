@@ -131,6 +131,10 @@ private:
         if (!node.is_string())
           fail(node, key, "expected a directory (a string)");
         config.libtorch = *node.value<std::string>();
+      } else if (name == "compile-database") {
+        if (!node.is_string())
+          fail(node, key, "expected a directory holding compile_commands.json (a string)");
+        config.compile_database = *node.value<std::string>();
       } else if (name == "per-file-ignores" || name == "extend-per-file-ignores") {
         const toml::table *entries = node.as_table();
         if (!entries)
@@ -167,6 +171,7 @@ private:
                                                   "search-path",
                                                   "hand-made-maps",
                                                   "libtorch",
+                                                  "compile-database",
                                                   "per-file-ignores",
                                                   "extend-per-file-ignores",
                                                   "respect-gitignore",

@@ -35,7 +35,9 @@ struct ConfigFile {
   std::optional<bool> respect_gitignore; // skip what .gitignore files ignore (default: true)
   std::optional<bool> hand_made_maps;    // also check models only hand-written maps split
   std::optional<std::string> libtorch;   // LibTorch's directory, relative to `directory`
-  std::optional<std::string> docs_url;   // where the team hosts the rule docs (links in reports)
+  // C++: the directory holding compile_commands.json, relative to `directory` (as `-p`)
+  std::optional<std::string> compile_database;
+  std::optional<std::string> docs_url; // where the team hosts the rule docs (links in reports)
   std::optional<std::vector<std::string>> search_path; // directories for absolute imports
 };
 

@@ -131,6 +131,12 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
           (fs::path(config->directory) / p).lexically_normal().generic_string());
     if (config->libtorch)
       o.cpp.libtorch_dir = (fs::path(config->directory) / *config->libtorch).string();
+    // The repository names it: it is read only inside the configuration's own directory.
+    if (config->compile_database) {
+      o.cpp.build_dir = (fs::path(config->directory) / *config->compile_database).string();
+      o.cpp.build_dir_confined_to = config->directory;
+      o.cpp.build_dir_source = config->path;
+    }
   }
   // The command line wins: --select replaces, the others add.
   if (cli.select)
@@ -183,7 +189,11 @@ const CheckOptions &ConfigResolver::options_from(const ConfigFile *config) {
     o.overrides.hand_made_maps = true;
   if (!cli.libtorch_dir.empty())
     o.cpp.libtorch_dir = cli.libtorch_dir;
-  o.cpp.build_dir = cli.build_dir;
+  if (!cli.build_dir.empty()) {
+    o.cpp.build_dir = cli.build_dir;
+    o.cpp.build_dir_confined_to.clear();
+    o.cpp.build_dir_source.clear();
+  }
   o.cpp.pch_dir = cli.pch_dir;
   // As a type checker: the command line's paths, the configuration's, then the environment's.
   o.search_python_environment = cli.python_environment;

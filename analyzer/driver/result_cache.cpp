@@ -545,7 +545,9 @@ std::string ResultCache::cpp_unit_key(const SourceFile &main, const CheckOptions
   std::error_code ec;
   key.add(fs::current_path(ec).string());
   add_strings(key, compile_arguments);
-  key.add(options.cpp.libtorch_dir).add(options.cpp.build_dir);
+  key.add(options.cpp.libtorch_dir)
+      .add(options.cpp.build_dir)
+      .add(options.cpp.build_dir_confined_to);
   // LibTorch and the system headers are not hashed (too large): an in-place upgrade is seen by
   // the size and time of torch/torch.h in each include directory.
   for (size_t i = 0; i < compile_arguments.size(); ++i) {

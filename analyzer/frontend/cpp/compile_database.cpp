@@ -181,9 +181,20 @@ const CompileCommand *find_compile_command(const CompileDatabase &database,
   return found == database.by_file.end() ? nullptr : &database.commands[found->second];
 }
 
-CompileSetup compile_setup_for(const std::string &main_file, const std::string &build_dir,
-                               const std::vector<std::string> &trusted_roots) {
+CompileSetup compile_setup_for(const std::string &main_file, const std::string &given_build_dir,
+                               const std::vector<std::string> &trusted_roots,
+                               const std::string &confined_to, const std::string &configured_in) {
   CompileSetup setup;
+  std::string build_dir = given_build_dir;
+  if (!build_dir.empty() && !confined_to.empty() &&
+      !path_within(resolved_path(build_dir), resolved_path(confined_to))) {
+    setup.warnings.push_back("compile-database in " + shown_path(configured_in) +
+                             " not used: " + shown_path(resolved_path(build_dir)) +
+                             " is outside the configuration's directory (" +
+                             shown_path(resolved_path(confined_to)) +
+                             "); compile_commands.json is looked for above the file instead");
+    build_dir.clear();
+  }
   fs::path main = absolute_path(main_file).lexically_normal();
   fs::path main_resolved = resolved_path(main);
   fs::path checkout = checkout_root_of(main_resolved.parent_path());

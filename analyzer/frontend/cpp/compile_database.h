@@ -51,11 +51,17 @@ struct CompileSetup {
   std::vector<std::string> warnings;  // about the database: unusable, refused, dropped flags
 };
 
-// The compile setup of `main_file`: its entry in the database of `build_dir` (when given) or the
+// The compile setup of `main_file`: its entry in the database of `build_dir` (when given: `-p` or
+// the configuration's `compile-database`) or the
 // nearest compile_commands.json at or above the file, up to its checkout. `trusted_roots`
 // (LibTorch's and the system's include directories, the precompiled header's directory) are
 // readable, and so are the include directories of LibTorch a database names.
+// A `build_dir` a configuration named (`compile-database`, from `configured_in`) is used only when
+// it resolves inside `confined_to`, the configuration's directory: the repository checked wrote
+// it. Otherwise a warning names it and the database is looked for above the file.
 CompileSetup compile_setup_for(const std::string &main_file, const std::string &build_dir,
-                               const std::vector<std::string> &trusted_roots);
+                               const std::vector<std::string> &trusted_roots,
+                               const std::string &confined_to = "",
+                               const std::string &configured_in = "");
 
 } // namespace devlint

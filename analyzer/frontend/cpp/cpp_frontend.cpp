@@ -163,7 +163,8 @@ std::vector<std::string> arguments_for(const std::string &main, const CompileSet
 
 std::vector<std::string> cpp_compile_arguments(const std::string &main,
                                                const CppSettings &settings) {
-  CompileSetup setup = compile_setup_for(main, settings.build_dir, trusted_roots(settings));
+  CompileSetup setup = compile_setup_for(main, settings.build_dir, trusted_roots(settings),
+                                         settings.build_dir_confined_to, settings.build_dir_source);
   std::vector<std::string> args = arguments_for(main, setup, settings);
   // What else decides the result: where Clang may read, and the warnings about the database.
   args.push_back(setup.checkout);
@@ -182,7 +183,8 @@ std::string prepare_cpp_pch(const CppSettings &settings, std::string &error) {
 CppUnit lower_cpp(const SourceFile &main, const CppSettings &settings, const CppTexts *texts) {
   CppUnit unit;
   std::string absolute = fs::absolute(main.path).lexically_normal().string();
-  CompileSetup setup = compile_setup_for(main.path, settings.build_dir, trusted_roots(settings));
+  CompileSetup setup = compile_setup_for(main.path, settings.build_dir, trusted_roots(settings),
+                                         settings.build_dir_confined_to, settings.build_dir_source);
   bool defaults = !setup.from_database;
   std::vector<std::string> args = arguments_for(main.path, setup, settings);
   for (const std::string &warning : setup.warnings)

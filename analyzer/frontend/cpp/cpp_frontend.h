@@ -28,7 +28,11 @@ enum class PchBuild : uint8_t { Started, Finished, Failed };
 struct CppSettings {
   std::string libtorch_dir; // a LibTorch distribution (DIR/include); empty: detect
   std::string build_dir;    // -p: a directory holding compile_commands.json; empty: walk up
-  std::string pch_dir;      // where the shared precompiled torch header lives; empty: no PCH
+  // `compile-database` in a configuration: `build_dir` came from the repository, so it is used
+  // only when it lies inside this directory (the configuration's), named in a warning otherwise.
+  std::string build_dir_confined_to;
+  std::string build_dir_source; // the configuration file that named it
+  std::string pch_dir;          // where the shared precompiled torch header lives; empty: no PCH
   // Called (from the thread that builds it) when the precompiled header is built; may be empty.
   std::function<void(PchBuild, const std::string &pch_path)> on_pch_build;
 };
