@@ -157,4 +157,29 @@ run 1 "-p BUILD_DIR without an entry for the file falls back too" -- \
   "$devlint" check --output-format concise -p "$tmp/cc/build" "$tmp/cc/src/serve.cpp"
 grep -q "serve.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: -p without an entry"; cat "$tmp/out" "$tmp/err"; fail=1; }
 
+# A directory's source that uses torch only through a header found in an include/ folder (two
+# quoted includes deep) is LibTorch code: it is checked. Outside a checkout, an include/ folder
+# above the checked directory is not looked in.
+mkdir -p "$tmp/inc/.git" "$tmp/inc/app/include"
+printf '#pragma once\n#include "scorer_impl.hpp"\n' >"$tmp/inc/app/include/scorer.hpp"
+printf '#pragma once\n#include <torch/torch.h>\n' >"$tmp/inc/app/include/scorer_impl.hpp"
+cat >"$tmp/inc/app/main.cpp" <<'EOF'
+#include "scorer.hpp"
+
+torch::Tensor score() {
+  torch::nn::Linear head(8, 2);
+  head->to(torch::kCUDA);
+  return head(torch::ones({1, 8}));
+}
+EOF
+run 1 "a source using torch through include/ headers is found in its directory" -- \
+  "$devlint" check --output-format concise "$tmp/inc"
+grep -q "main.cpp:6:.*DL008" "$tmp/out" || { echo "FAIL: include/ header not followed"; cat "$tmp/out" "$tmp/err"; fail=1; }
+mkdir -p "$tmp/inc/app/src" && mv "$tmp/inc/app/main.cpp" "$tmp/inc/app/src/"
+run 1 "so is one whose include/ folder is above the checked directory, in the checkout" -- \
+  "$devlint" check --output-format concise "$tmp/inc/app/src"
+rmdir "$tmp/inc/.git"
+run 0 "outside a checkout, an include/ folder above the checked directory is not read" -- \
+  "$devlint" check --output-format concise "$tmp/inc/app/src"
+
 exit $fail

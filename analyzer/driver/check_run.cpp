@@ -256,7 +256,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     }
     bool cpp = file->language == Language::Cpp;
     if (jobs[i]->by_content.count(path) &&
-        !(cpp ? uses_libtorch(path, file->text) : looks_like_model_code(file->text)))
+        !(cpp ? uses_libtorch(path, file->text, jobs[i]->root) : looks_like_model_code(file->text)))
       return nullptr; // found in a directory, and not model code: not devlint's to check
     slot.checked = true;
     if (file->text.empty())

@@ -1,6 +1,7 @@
 #include "driver/discovery.h"
 
 #include <algorithm>
+#include <set>
 
 #include "driver/gitignore.h"
 #include "driver/path_patterns.h"
@@ -45,21 +46,60 @@ bool includes_torch_header(const std::string &text) {
   return false;
 }
 
-bool uses_libtorch(const std::string &path, const std::string &text) {
+namespace {
+
+// Whether `text`, or a project header it includes with quotes (searched next to `directory`, then
+// in `include_dirs`), includes torch; at most 32 headers are read.
+bool includes_torch_through(const std::string &text, const fs::path &directory,
+                            const std::vector<fs::path> &include_dirs,
+                            std::set<std::string> &seen) {
   if (includes_torch_header(text))
     return true;
-  for (size_t pos = text.find("#include \""); pos != std::string::npos;
+  for (size_t pos = text.find("#include \""); pos != std::string::npos && seen.size() < 32;
        pos = text.find("#include \"", pos + 1)) {
     size_t begin = pos + 10, end = text.find('"', begin);
     if (end == std::string::npos || text.find('\n', begin) < end)
       continue;
-    fs::path header = fs::path(path).parent_path() / text.substr(begin, end - begin);
-    std::string why;
-    std::optional<std::string> head = read_regular_file(header.string(), kMaxInputBytes, why);
-    if (head && includes_torch_header(*head))
-      return true;
+    const std::string name = text.substr(begin, end - begin);
+    std::vector<fs::path> candidates{directory / name};
+    for (const fs::path &dir : include_dirs)
+      candidates.push_back(dir / name);
+    for (const fs::path &candidate : candidates) {
+      const std::string header = candidate.lexically_normal().string();
+      std::string why;
+      std::optional<std::string> head = read_regular_file(header, kMaxInputBytes, why);
+      if (!head)
+        continue;
+      // The first header found by that name is the one included.
+      if (seen.insert(header).second &&
+          includes_torch_through(*head, fs::path(header).parent_path(), include_dirs, seen))
+        return true;
+      break;
+    }
   }
   return false;
+}
+
+} // namespace
+
+bool uses_libtorch(const std::string &path, const std::string &text, const std::string &root) {
+  // The folders Clang is given without a database (frontend/cpp/torch_setup.cpp), inside the
+  // file's checkout, else inside the directory the user asked to check: a repository never makes
+  // devlint read beyond it.
+  fs::path stop = checkout_root_of(path);
+  if (stop.empty())
+    stop = resolved_path(root.empty() ? "." : root);
+  std::vector<fs::path> include_dirs;
+  std::error_code ec;
+  for (fs::path dir = resolved_path(path).parent_path(); path_within(dir, stop);
+       dir = dir.parent_path()) {
+    if (fs::is_directory(dir / "include", ec))
+      include_dirs.push_back(dir / "include");
+    if (dir == stop || dir == dir.parent_path())
+      break;
+  }
+  std::set<std::string> seen;
+  return includes_torch_through(text, fs::path(path).parent_path(), include_dirs, seen);
 }
 
 namespace {

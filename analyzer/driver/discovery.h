@@ -33,8 +33,11 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
 
 // Files kept by content rather than by name: only those that use torch.
 bool looks_like_model_code(const std::string &text);
-// C++ sources kept by content: those that include a torch header, directly or through a project
-// header they include with quotes (one level: `#include "model.h"` including torch/torch.h).
-bool uses_libtorch(const std::string &path, const std::string &text);
+// C++ sources kept by content: those that include a torch header, directly or through the
+// project headers they include with quotes (`#include "model.h"` including torch/torch.h), found
+// next to the including file or in the `include/` folders of its directory and its ancestors up
+// to its checkout (else `root`, the directory the user asked to check), as Clang is given them
+// without a database.
+bool uses_libtorch(const std::string &path, const std::string &text, const std::string &root);
 
 } // namespace devlint
