@@ -433,9 +433,30 @@ struct InitRun {
   }
 };
 
-// The assignment in `parent`'s constructor that builds `child`, when it is a plain call.
-const Expr *construction_call(const ModuleClass *parent, const ChildDecl *child) {
-  const FunctionDef *init = parent->find_method("__init__");
+// The method of that name written in `cls`'s own body (not inherited).
+const FunctionDef *own_method(const ModuleClass *cls, std::string_view name) {
+  for (const FunctionDef *f : cls->def->methods)
+    if (f->name == name)
+      return f;
+  return nullptr;
+}
+
+// The class among `cls` and its package bases that declares `child` (all_children() gathers
+// the bases' children too): its file holds the constructor that builds it.
+const ModuleClass *child_declarer(const ModuleClass *cls, const ChildDecl *child) {
+  for (const ChildDecl &own : cls->children)
+    if (&own == child)
+      return cls;
+  for (const ModuleClass *base : cls->bases)
+    if (const ModuleClass *declarer = child_declarer(base, child))
+      return declarer;
+  return nullptr;
+}
+
+// The assignment in `declarer`'s own constructor that builds `child`, when it is a plain call.
+// Ranges are offsets into one file: an inherited constructor lives in its own class's file.
+const Expr *construction_call(const ModuleClass *declarer, const ChildDecl *child) {
+  const FunctionDef *init = own_method(declarer, "__init__");
   if (!init)
     return nullptr;
   std::function<const Expr *(const std::vector<Stmt *> &)> find =
@@ -458,7 +479,9 @@ const Expr *construction_call(const ModuleClass *parent, const ChildDecl *child)
 
 std::vector<std::string_view>
 PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
-  const FunctionDef *init = unit->find_method("__init__");
+  // Only the unit's own constructor can build its own members (an inherited one is written in
+  // another class, often another file, and builds that class's members).
+  const FunctionDef *init = own_method(unit, "__init__");
   auto it = parents_.find(unit);
   if (!init || !unit->file || it == parents_.end() || it->second.empty())
     return {};
@@ -478,7 +501,8 @@ PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
     for (const ChildDecl *child : parent->all_children()) {
       if (child->resolved != unit)
         continue;
-      const Expr *call = construction_call(parent, child);
+      const ModuleClass *declarer = child_declarer(parent, child);
+      const Expr *call = declarer ? construction_call(declarer, child) : nullptr;
       if (child->kind != ChildKind::Single || !call)
         return {};
       ++places;
@@ -491,12 +515,12 @@ PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
         if (call->operands[a]->kind == ExprKind::Starred)
           return {};
         if (a < params.size() && !params[a].variadic)
-          run.names[params[a].name] = literal_value(call->operands[a], parent->file);
+          run.names[params[a].name] = literal_value(call->operands[a], declarer->file);
       }
       for (const Keyword &k : call->keywords) {
         if (k.name.empty())
           return {}; // **kwargs: anything may be passed
-        run.names[k.name] = literal_value(k.value, parent->file);
+        run.names[k.name] = literal_value(k.value, declarer->file);
       }
       run.run(init->body, true);
       for (size_t m = 0; m < members.size(); ++m) {
