@@ -484,5 +484,61 @@ TEST(ModuleTree, DataclassConfigurationStandardizesRopeParameters) {
   EXPECT_EQ(tree.root->child("extra"), nullptr);
 }
 
+// A configuration's @property is read as an attribute (RecurrentGemma's layers_block_type);
+// transformers' ACT2FN["xielu"] holds two parameters and two buffers, the other activations
+// nothing; a tied target becomes the source tensor, shape included (Ovis2's defaults give its
+// head another width than the Qwen2 embedding it is tied to). Counts as transformers 5.17 builds.
+TEST(ModuleTree, ConfigurationPropertiesActivationsAndTiedShapes) {
+  auto config_file =
+      testing::source("from huggingface_hub.dataclasses import strict\n"
+                      "from ...configuration_utils import PreTrainedConfig\n\n"
+                      "@strict\n"
+                      "class KindsConfig(PreTrainedConfig):\n"
+                      "    hidden_size: int = 8\n"
+                      "    block_types: list = ('a', 'b')\n"
+                      "    num_hidden_layers: int = 5\n"
+                      "    tie_word_embeddings: bool = True\n\n"
+                      "    @property\n"
+                      "    def layers_block_type(self):\n"
+                      "        return (self.block_types * 100)[: self.num_hidden_layers]\n",
+                      "configuration_kinds.py");
+  auto model_file = testing::source(
+      "from torch import nn\n"
+      "from ...activations import ACT2FN\n"
+      "from ...modeling_utils import PreTrainedModel\n\n"
+      "class Block(nn.Module):\n"
+      "    def __init__(self, config, kind):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(config.hidden_size, config.hidden_size, bias=False)\n"
+      "        self.act = ACT2FN['xielu' if kind == 'a' else 'gelu']\n\n"
+      "class KindsModel(PreTrainedModel):\n"
+      "    _tied_weights_keys = {'lm_head.weight': 'embed.weight'}\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__(config)\n"
+      "        self.embed = nn.Embedding(10, config.hidden_size)\n"
+      "        self.layers = nn.ModuleList([Block(config, k) for k in config.layers_block_type])\n"
+      "        self.lm_head = nn.Linear(4, 10, bias=False)\n",
+      "modeling_kinds.py");
+  auto config_syntax = lower_python(*config_file);
+  auto model_syntax = lower_python(*model_file);
+  auto package = build_package({config_syntax.get(), model_syntax.get()}, {});
+  auto config = build_model_config(*package, {config_syntax.get()}, "KindsConfig", nullptr);
+  ASSERT_TRUE(config.present);
+  EXPECT_EQ(config.values["layers_block_type"], nlohmann::json({"a", "b", "a", "b", "a"}));
+  auto tree = build_module_tree(*package, *package->find_class("KindsModel"), config, "fp32");
+  ASSERT_NE(tree.root, nullptr);
+  EXPECT_TRUE(tree.complete()) << (tree.unknowns.empty() ? "" : tree.unknowns[0].what);
+  std::map<std::string, int64_t> tensors;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    tensors[t.name] = t.tensor->numel.value_or(-1);
+  EXPECT_EQ(tensors.size(), 2u + 5u + 3u * 4u); // embed, lm_head, 5 proj, 3 xIELU x 4
+  EXPECT_EQ(tensors["layers.0.act.alpha_p"], 1);
+  EXPECT_EQ(tensors["layers.4.act.eps"], 1);
+  EXPECT_EQ(tensors.count("layers.1.act.alpha_p"), 0u);
+  EXPECT_EQ(tensors["lm_head.weight"], 80); // the embedding's 10 x 8, not its own 10 x 4
+  // embed 80 + 5 proj x 64 + 3 x (2 bfloat16 parameters + 2 bfloat16 buffers) x 2 bytes.
+  EXPECT_EQ(compute_module_sizes(tree)[""], (80 + 5 * 64) * 4 + 3 * 4 * 2);
+}
+
 } // namespace
 } // namespace devlint

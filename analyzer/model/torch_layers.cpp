@@ -201,6 +201,11 @@ LayerShape torch_layer_shape(std::string_view leaf,
     }
   } else if (leaf == "PReLU") {
     b.add("weight", b.integer(0, "num_parameters", 1));
+  } else if (leaf == "XIELUActivation") { // transformers' activations.py, created in bfloat16
+    b.add("alpha_p", int64_t{1}, false, false, 2);
+    b.add("alpha_n", int64_t{1}, false, false, 2);
+    b.add("beta", int64_t{1}, true, false, 2);
+    b.add("eps", int64_t{1}, true, false, 2);
   } else if (is_parameterless_layer(leaf)) {
     // nothing registered
   } else {

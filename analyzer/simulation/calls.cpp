@@ -359,11 +359,9 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
       return a.positional[0];
     return Value::unknown(std::string(leaf) + " of an unknown value");
   }
-  if (leaf == "get_activation" || leaf == "ACT2FN") {
-    ModuleNode &node = tree_->nodes.emplace_back();
-    node.class_name = "Activation";
-    return Value::module_value(&node);
-  }
+  if (leaf == "get_activation" || leaf == "ACT2FN")
+    return activation_module(a.positional.empty() ? Value::unknown("activation") : a.positional[0],
+                             frame);
   // copy.deepcopy(config): encoder and decoder configurations edited apart (T5, BART).
   if ((name == "copy.deepcopy" || name == "copy.copy") && a.positional.size() == 1)
     return copied(a.positional[0], name == "copy.deepcopy", 0);

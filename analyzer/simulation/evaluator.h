@@ -210,6 +210,7 @@ private:
   void set_module_attr(ModuleNode &node, const std::string &name, const Value &v);
 
   Value get_module_attr(ModuleNode *node, const std::string &name);
+  Value call_property(const Value &getter);
 
   Value get_attr(const Value &obj, const std::string &name, const Frame &frame);
 
@@ -232,6 +233,7 @@ private:
   Value eval_comprehension(const Expr *e, Frame &frame);
 
   Value eval_subscript(const Expr *e, Frame &frame);
+  Value activation_module(const Value &name, const Frame &caller);
 
   static Value copied(const Value &v, bool deep, int depth);
 

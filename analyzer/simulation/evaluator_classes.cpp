@@ -62,6 +62,13 @@ Value Evaluator::class_attribute(const ClassRef &cls, const std::string &name) {
   return class_member(cls, name, Value::none());
 }
 
+// Reading a `@property` runs its getter on the object.
+Value Evaluator::call_property(const Value &getter) {
+  Frame caller;
+  caller.file = getter.file;
+  return call_function(getter, {}, {}, caller);
+}
+
 Value Evaluator::attribute(const Value &obj, const std::string &name) {
   Frame frame;
   return get_attr(obj, name, frame);
@@ -340,6 +347,8 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
     if (obj.object->class_def) {
       auto cls = find_class(obj.object->class_def->name);
       Value member = class_member(cls, name, obj);
+      if (member.is(Kind::Function) && member.function->is_property)
+        return call_property(member);
       if (!member.is(Kind::Unknown))
         return member;
       // attribute_map: config.hidden_size -> config.n_embd

@@ -273,11 +273,8 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
     return Value::unknown("subscript");
   if (v.is(Kind::Namespace)) {
     std::string_view leaf = leaf_name(v.text);
-    if (leaf == "ACT2FN" || leaf == "ACT2CLS") { // activations hold no parameters
-      ModuleNode &node = tree_->nodes.emplace_back();
-      node.class_name = "Activation";
-      return Value::module_value(&node);
-    }
+    if (leaf == "ACT2FN" || leaf == "ACT2CLS")
+      return activation_module(eval(e->operands[1], frame), frame);
     if (leaf == "CONFIG_MAPPING") { // model_type -> configuration class
       Value key = eval(e->operands[1], frame);
       if (key.is(Kind::Str))

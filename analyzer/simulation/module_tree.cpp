@@ -28,6 +28,15 @@ TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
   return nullptr;
 }
 
+// Tying assigns the source Parameter to the target's attribute (`_tie_embedding_weights`,
+// `tie_weights`): the target is then the source tensor, its shape included, even where a
+// configuration's defaults gave the two different shapes.
+void tie_to(TreeTensor &target, const TreeTensor &source) {
+  std::string name = target.name;
+  target = source;
+  target.name = name;
+}
+
 } // namespace
 
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
@@ -112,7 +121,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
         TreeTensor *target = parameter_at(owner, target_name.text);
         TreeTensor *source = parameter_at(owner, source_name.text);
         if (target && source)
-          target->storage = source->storage;
+          tie_to(*target, *source);
         else
           tree.unknowns.push_back({prefix,
                                    "_tied_weights_keys: `" + target_name.text + "` -> `" +
@@ -150,7 +159,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
           in_weight = &t;
       for (TreeTensor &t : output->module->parameters)
         if (t.name == "weight" && in_weight)
-          t.storage = in_weight->storage;
+          tie_to(t, *in_weight);
     }
   }
   // Tied groups by storage, names sorted (find_tied_parameters).

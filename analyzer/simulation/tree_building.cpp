@@ -90,6 +90,25 @@ void Evaluator::add_layer_tensors(ModuleNode &node, const LayerShape &shape, con
   }
 }
 
+// transformers' ACT2FN[name] / get_activation(name): of ACT2CLS's classes only nn.PReLU and
+// XIELUActivation hold tensors; the rest are parameterless.
+Value Evaluator::activation_module(const Value &name, const Frame &caller) {
+  ModuleNode &node = tree_->nodes.emplace_back();
+  node.class_name = "Activation";
+  std::string_view layer = !name.is(Kind::Str)    ? ""
+                           : name.text == "prelu" ? "PReLU"
+                           : name.text == "xielu" ? "XIELUActivation"
+                                                  : "";
+  if (!layer.empty()) {
+    node.class_name = std::string(layer);
+    auto defaults = [](size_t, std::string_view) {
+      return LayerArgument{LayerArgument::Kind::Missing, 0, 0, {}};
+    };
+    add_layer_tensors(node, torch_layer_shape(layer, defaults), caller, layer);
+  }
+  return Value::module_value(&node);
+}
+
 Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
                                 const std::vector<std::pair<std::string, Value>> &kwargs,
                                 const Frame &caller, const Expr *call) {
@@ -233,6 +252,8 @@ Value Evaluator::get_module_attr(ModuleNode *node, const std::string &name) {
   if (name == "training")
     return Value::boolean(true);
   Value member = class_member(node_class(node), name, Value::module_value(node));
+  if (member.is(Kind::Function) && member.function->is_property)
+    return call_property(member);
   if (!member.is(Kind::Unknown))
     return member;
   Value missing = Value::unknown("`" + node->class_name + "` has no attribute `" + name + "` yet");

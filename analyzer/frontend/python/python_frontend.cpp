@@ -471,6 +471,9 @@ private:
             const Expr *d = lower_expr(ts_node_named_child(c, 0), depth);
             if (is_name(d, "staticmethod"))
               s->function->is_staticmethod = true;
+            if (is_name(d, "property") || is_name(d, "cached_property") ||
+                dotted_name(d) == "functools.cached_property")
+              s->function->is_property = true;
             if (is_name(d, "classmethod"))
               s->function->is_classmethod = true;
           }
