@@ -59,7 +59,7 @@ def main():
     devlint, files = sys.argv[1], sys.argv[2:]
     totals = {}
     for path in files:
-        text = open(path).read()
+        text = open(path, encoding="latin-1").read()  # bytes kept as they are (GBK comments)
         base, err = run(devlint, path)
         if base is None:
             print('ERROR', path, err[:300])
@@ -70,7 +70,7 @@ def main():
         for kind, line, what, mutant in mutants(text):
             shutil.copy(path, path + '.orig')
             try:
-                with open(path, 'w') as out:
+                with open(path, "w", encoding="latin-1") as out:
                     out.write(mutant)
                 got, err = run(devlint, path)
             finally:
