@@ -58,14 +58,15 @@ std::unique_ptr<SyntaxFile> lower_source(const SourceFile &source,
   return syntax;
 }
 
-std::vector<const SyntaxFile *> pointers(const std::vector<std::unique_ptr<SyntaxFile>> &files) {
+} // namespace
+
+std::vector<const SyntaxFile *>
+syntax_pointers(const std::vector<std::unique_ptr<SyntaxFile>> &files) {
   std::vector<const SyntaxFile *> out;
   for (const auto &file : files)
     out.push_back(file.get());
   return out;
 }
-
-} // namespace
 
 std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
                                    const std::vector<const SourceFile *> &reported,
@@ -128,8 +129,8 @@ std::vector<Finding> check_package(const std::vector<const SourceFile *> &source
     resolver = std::make_unique<SearchPathResolver>(options.search_paths,
                                                     options.search_python_environment);
   if (!syntax.empty())
-    for (Finding &f :
-         check_lowered(pointers(syntax), python_reported, options, diagnostics, resolver.get()))
+    for (Finding &f : check_lowered(syntax_pointers(syntax), python_reported, options, diagnostics,
+                                    resolver.get()))
       findings.push_back(std::move(f));
   return findings;
 }

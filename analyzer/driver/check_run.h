@@ -49,6 +49,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
                         DirectoryOptionsSource *per_directory = nullptr,
                         const SourceTexts *texts = nullptr, RunCaches caches = {});
 
+// The lowered files as check_lowered takes them.
+std::vector<const SyntaxFile *>
+syntax_pointers(const std::vector<std::unique_ptr<SyntaxFile>> &files);
+
 // Runs module model -> placement analysis -> rules on lowered files, reporting the findings of
 // `reported` (through filter_findings); `external_classes` resolve classes of other packages,
 // `session` keeps simulated placements between checks.

@@ -9,17 +9,6 @@
 namespace devlint {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<const SyntaxFile *> pointers(const std::vector<std::unique_ptr<SyntaxFile>> &files) {
-  std::vector<const SyntaxFile *> out;
-  for (const auto &file : files)
-    out.push_back(file.get());
-  return out;
-}
-
-} // namespace
-
 // A cache entry holds every project header of its unit (the entry records them as claimed);
 // entries written when units reported only the headers they claimed first are not used.
 CppUnitResult check_cpp_unit(const SourceFile &main, const CheckOptions &options,
@@ -63,7 +52,8 @@ CppUnitResult check_cpp_unit(const SourceFile &main, const CheckOptions &options
         claimed.push_back(header->path);
       }
   std::vector<Diagnostic> analysis_diagnostics;
-  out.findings = check_lowered(pointers(unit.syntax), reported, options, &analysis_diagnostics);
+  out.findings =
+      check_lowered(syntax_pointers(unit.syntax), reported, options, &analysis_diagnostics);
   for (Diagnostic &d : analysis_diagnostics)
     out.diagnostics.push_back(std::move(d));
   if (cache && !out.error) {
