@@ -107,11 +107,16 @@ Expr *Lowerer::dotted(const std::string &path, SourceRange range) {
 }
 
 void Lowerer::collect(const clang::DeclContext *dc) {
-  for (const clang::Decl *d : dc->decls()) {
+  // Only what this unit parsed: iterating a precompiled header's declarations would read them
+  // all back from it (a third of the run on a LibTorch file), and none is the project's.
+  for (const clang::Decl *d : dc->noload_decls()) {
+    bool system = d->getLocation().isValid() && sm_.isInSystemHeader(d->getLocation());
     if (const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(d)) {
-      collect(ns);
+      if (!system)
+        collect(ns);
     } else if (const auto *ls = llvm::dyn_cast<clang::LinkageSpecDecl>(d)) {
-      collect(ls);
+      if (!system)
+        collect(ls);
     } else if (const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(d)) {
       if (r->isThisDeclarationADefinition() && !r->getDescribedClassTemplate() && in_project(r) &&
           derives_from(r, "torch::nn::Module"))
