@@ -57,8 +57,10 @@ void PackageBuilder::collect_declarations() {
       pkg_.classes_of_file[file].emplace(cls->name, cls.get());
       pkg_.classes.push_back(std::move(cls));
     }
-    for (const FunctionDef *f : file->functions)
+    for (const FunctionDef *f : file->functions) {
       pkg_.function_by_name.emplace(f->name, f);
+      pkg_.functions_of_file[file].emplace(f->name, f);
+    }
     for (const Stmt *st : file->body) {
       if (st->kind != StmtKind::Assign || !st->value || st->value->kind != ExprKind::Dict ||
           st->targets.empty() || st->targets[0]->kind != ExprKind::Name)
@@ -71,9 +73,12 @@ void PackageBuilder::collect_declarations() {
         pkg_.class_dicts[st->targets[0]->text] = std::move(names);
     }
   }
-  for (const SyntaxFile *file : pkg_.files)
+  for (const SyntaxFile *file : pkg_.files) {
     if (auto own = pkg_.classes_of_file.find(file); own != pkg_.classes_of_file.end())
       pkg_.classes_of_module.emplace(module_stem(file->source->path), &own->second);
+    if (auto own = pkg_.functions_of_file.find(file); own != pkg_.functions_of_file.end())
+      pkg_.functions_of_module.emplace(module_stem(file->source->path), &own->second);
+  }
   for (auto &cls : pkg_.classes) {
     for (const std::string &b : cls->base_names) {
       // `class LlamaAttention(LlamaAttention)` names another file's class, not itself.

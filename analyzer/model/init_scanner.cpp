@@ -332,7 +332,8 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
     return out;
   }
   auto builder = builders.find(leaf);
-  const FunctionDef *fn = builder != builders.end() ? builder->second : pkg_.find_function(leaf);
+  const FunctionDef *fn =
+      builder != builders.end() ? builder->second : pkg_.find_function(leaf, scanning_file_);
   if (fn && e->operands[0]->kind == ExprKind::Name) {
     for (const Stmt *s : fn->body)
       if (s->kind == StmtKind::Return && s->value) {
@@ -400,6 +401,33 @@ void PackageBuilder::add_parameter(ModuleClass &cls, std::string_view name, bool
   cls.parameters.push_back(decl);
 }
 
+void PackageBuilder::mark_scalar_buffer(ModuleClass &cls, std::string_view name,
+                                        const Expr *value) {
+  bool scalar = is_scalar_tensor(value, 0);
+  for (ParameterDecl &p : cls.parameters)
+    if (p.name == name)
+      p.is_scalar = scalar;
+}
+
+// `torch.tensor(3)`, directly or through a local of __init__ (`stride = torch.tensor(s)`), or
+// arithmetic between such tensors and numbers (`kernel_size - stride`): a 0-dim tensor.
+bool PackageBuilder::is_scalar_tensor(const Expr *value, int depth) const {
+  if (!value || depth > 4)
+    return false;
+  if (value->kind == ExprKind::Name)
+    if (auto local = init_locals_.find(value->text); local != init_locals_.end())
+      value = local->second;
+  if (value->kind == ExprKind::BinaryOp)
+    return (is_scalar_tensor(value->operands[0], depth + 1) &&
+            (value->operands[1]->kind == ExprKind::Number ||
+             is_scalar_tensor(value->operands[1], depth + 1))) ||
+           (value->operands[0]->kind == ExprKind::Number &&
+            is_scalar_tensor(value->operands[1], depth + 1));
+  return value->kind == ExprKind::Call && callee_leaf(value) == "tensor" &&
+         value->operands.size() > 1 && value->operands[1]->kind != ExprKind::Tuple &&
+         value->operands[1]->kind != ExprKind::Comprehension;
+}
+
 namespace {
 
 // `device=...`, `x.device`, `.to(...)`, `.cuda()` anywhere in the expression.
@@ -451,7 +479,7 @@ bool PackageBuilder::builds_cpu_tensor(const Expr *e, int depth, const LocalValu
     // `self.embed_positions = create_sinusoidal_positions(n, dim)`: a package function that
     // builds its result from torch constructors alone.
     if (e->operands[0]->kind == ExprKind::Name)
-      if (const FunctionDef *fn = pkg_.find_function(leaf))
+      if (const FunctionDef *fn = pkg_.find_function(leaf, scanning_file_))
         return returns_cpu_tensor(*fn, depth + 1, nullptr);
     return false;
   }
@@ -569,7 +597,8 @@ void PackageBuilder::scan_tuple_assignment(
     return;
   std::string_view leaf = callee_leaf(value);
   auto builder = builders.find(leaf);
-  const FunctionDef *fn = builder != builders.end() ? builder->second : pkg_.find_function(leaf);
+  const FunctionDef *fn =
+      builder != builders.end() ? builder->second : pkg_.find_function(leaf, scanning_file_);
   if (!fn)
     return;
   for (const Stmt *s : fn->body) {
@@ -642,6 +671,15 @@ void PackageBuilder::scan_assignment(
     std::string_view leaf = callee_leaf(value);
     if (leaf == "Parameter") {
       add_parameter(cls, attr, false, range);
+      return;
+    }
+    // `self.inv_freq = nn.Buffer(t, persistent=False)` (torch 2.5) registers a buffer, as
+    // register_buffer does: a tensor of this module, not a child module.
+    std::string dotted = dotted_name(value->operands[0]);
+    if (leaf == "Buffer" && (dotted == "nn.Buffer" || dotted == "torch.nn.Buffer")) {
+      add_parameter(cls, attr, true, range);
+      if (value->operands.size() > 1)
+        mark_scalar_buffer(cls, attr, value->operands[1]);
       return;
     }
     if (leaf == "ModuleList" || leaf == "ModuleDict") {
@@ -779,19 +817,8 @@ void PackageBuilder::scan_call(ModuleClass &cls, const Expr *e, SourceRange rang
   if (on_self && (leaf == "register_buffer" || leaf == "register_parameter") &&
       e->operands.size() > 1 && e->operands[1]->kind == ExprKind::String) {
     add_parameter(cls, e->operands[1]->text, leaf == "register_buffer", range);
-    if (e->operands.size() > 2) {
-      const Expr *value = e->operands[2];
-      // `stride = torch.tensor(s, dtype=torch.int64); self.register_buffer("stride", stride)`
-      if (value->kind == ExprKind::Name)
-        if (auto local = init_locals_.find(value->text); local != init_locals_.end())
-          value = local->second;
-      bool scalar = value->kind == ExprKind::Call && callee_leaf(value) == "tensor" &&
-                    value->operands.size() > 1 && value->operands[1]->kind != ExprKind::Tuple &&
-                    value->operands[1]->kind != ExprKind::Comprehension;
-      for (ParameterDecl &p : cls.parameters)
-        if (p.name == e->operands[1]->text)
-          p.is_scalar = scalar;
-    }
+    if (e->operands.size() > 2)
+      mark_scalar_buffer(cls, e->operands[1]->text, e->operands[2]);
     return;
   }
   if (on_self && (leaf == "add_module" || leaf == "register_module") && e->operands.size() > 2 &&

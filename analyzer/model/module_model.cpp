@@ -119,6 +119,24 @@ const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *
   return find_class(name);
 }
 
+const FunctionDef *Package::find_function(std::string_view name, const SyntaxFile *file) const {
+  auto own = functions_of_file.find(file);
+  if (own != functions_of_file.end())
+    if (auto it = own->second.find(name); it != own->second.end())
+      return it->second;
+  if (file)
+    for (const ImportedName &imported : file->imports) {
+      std::string_view module = imported.module;
+      if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
+        continue;
+      std::string_view stem = module.substr(1, module.find('.', 1) - 1);
+      if (auto other = functions_of_module.find(stem); other != functions_of_module.end())
+        if (auto it = other->second->find(imported.name); it != other->second->end())
+          return it->second;
+    }
+  return find_function(name);
+}
+
 std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &files,
                                        const PackageOverrides &overrides) {
   auto pkg = std::make_unique<Package>();

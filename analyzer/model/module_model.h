@@ -162,7 +162,14 @@ struct Package {
   // file of a name in package order.
   std::unordered_map<std::string_view, const std::unordered_map<std::string_view, ModuleClass *> *>
       classes_of_module;
-  std::unordered_map<std::string_view, const FunctionDef *> function_by_name;
+  std::unordered_map<std::string_view, const FunctionDef *> function_by_name; // first wins
+  // Each file's own module-level functions (transformers' files each define their own
+  // `apply_rotary_pos_emb`), and the same by module name for relative imports.
+  std::unordered_map<const SyntaxFile *, std::unordered_map<std::string_view, const FunctionDef *>>
+      functions_of_file;
+  std::unordered_map<std::string_view,
+                     const std::unordered_map<std::string_view, const FunctionDef *> *>
+      functions_of_module;
   // Module-level dicts of class names (ATTENTION_CLASSES = {"eager": A, "sdpa": B}).
   std::unordered_map<std::string_view, std::vector<std::string_view>> class_dicts;
   std::vector<std::unique_ptr<ModelScope>> scopes;
@@ -182,6 +189,10 @@ struct Package {
     auto it = function_by_name.find(name);
     return it == function_by_name.end() ? nullptr : it->second;
   }
+  // The function `name` means in `file`, as Python resolves a module-level name: the file's own
+  // definition, else the one it imports relatively (`from .utils import helper`), else the
+  // package's first.
+  const FunctionDef *find_function(std::string_view name, const SyntaxFile *file) const;
 };
 
 // Extra knowledge from configuration for code that does not declare it itself.

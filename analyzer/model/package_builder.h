@@ -82,6 +82,10 @@ private:
                          const std::unordered_map<std::string_view, const FunctionDef *> &builders,
                          ChildDecl &child);
   void add_parameter(ModuleClass &cls, std::string_view name, bool buffer, SourceRange range);
+  // A 0-dim buffer (`torch.tensor(3)`, directly or through a local of __init__) mixes with any
+  // device.
+  void mark_scalar_buffer(ModuleClass &cls, std::string_view name, const Expr *value);
+  bool is_scalar_tensor(const Expr *value, int depth) const;
   // Locals of a function known to hold a CPU tensor built there.
   using LocalValues = std::unordered_set<std::string_view>;
   // A tensor built on the CPU (no `device=`), following the locals of a package function.

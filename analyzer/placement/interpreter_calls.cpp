@@ -195,8 +195,9 @@ std::optional<Value> Interpreter::package_function_call(const Expr *call) {
   if (callee->kind != ExprKind::Name || frame_->env.count(callee->text))
     return std::nullopt;
   auto nested = frame_->local_functions.find(callee->text);
-  const FunctionDef *fn =
-      nested != frame_->local_functions.end() ? nested->second : pkg_.find_function(callee->text);
+  const FunctionDef *fn = nested != frame_->local_functions.end()
+                              ? nested->second
+                              : pkg_.find_function(callee->text, frame_->file);
   if (!fn)
     return std::nullopt;
   Args args = eval_args(call);

@@ -6,7 +6,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 
 #include "model/text.h"
@@ -232,9 +234,27 @@ Value Interpreter::submodule_method_call(const Value &receiver, const FunctionDe
   std::unordered_set<const Origin *> made;
   for (size_t i = first_new; i < origins_.size(); ++i)
     made.insert(&origins_[i]);
+  // A copy of one of the caller's own values made during the call (`torch.zeros(n,
+  // device=input_ids.device)` with the caller's `input_ids`) still travels with that value: only
+  // what the submodule's own code made is renamed as seen from the caller.
+  std::set<std::tuple<const SyntaxFile *, uint32_t, uint32_t, OriginKind>> handed;
+  std::function<void(const Value &)> collect = [&](const Value &v) {
+    for (const Origin *o : v.origins)
+      handed.emplace(o->file, o->range.begin, o->range.end, o->kind);
+    if (v.elements)
+      for (const Value &e : *v.elements)
+        collect(e);
+  };
+  for (const Value &v : args.positional)
+    collect(v);
+  for (const auto &keyword : args.keywords)
+    collect(keyword.second);
+  auto callers_own = [&](const Origin *o) {
+    return handed.count({o->file, o->range.begin, o->range.end, o->kind}) > 0;
+  };
   std::function<void(Value &)> rename = [&](Value &v) {
     for (const Origin *&o : v.origins)
-      if (made.count(o))
+      if (made.count(o) && !callers_own(o))
         o = seen_from_caller(o, receiver.path);
     if (v.elements) {
       v.elements = std::make_shared<std::vector<Value>>(*v.elements);
