@@ -11,12 +11,15 @@ class ScriptDeviceMismatch final : public SiteRule {
 public:
   const RuleInfo &info() const override {
     static const RuleInfo rule{"DL008", "script-device-mismatch",
-                               "a model placed on one literal device is called with tensors placed "
-                               "on another",
+                               "a model a script placed on one device is called with tensors on "
+                               "another (the CPU included)",
                                R"(## What it does
 In scripts that load a model and call it, flags calls (`model(...)`, `model.generate(...)`,
 `model.encode(...)`) where the model was moved to one literal device (`.to("cuda:0")`,
-`.cuda()`) and a tensor argument to another (`.to("cuda:1")`).
+`.cuda()`) and a tensor argument to another (`.to("cuda:1")`), and calls of a model moved to a
+device (one chosen at run time included: `device = "cuda" if torch.cuda.is_available() else
+"cpu"`, `args.device`) with a tensor made on the CPU and never moved there. A script's functions
+see the model its top level placed.
 
 ## Why is this bad?
 The model's first layer (often an embedding) then receives indices on another GPU:
@@ -29,6 +32,14 @@ input_ids = tokenizer(text, return_tensors="pt").input_ids.to("cuda:1")
 outputs = model(input_ids)
 ```
 
+```python
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = models.resnet18().to(device)
+batch = torch.randn(8, 3, 224, 224)  # made on the CPU, never moved to `device`
+logits = model(batch)                # fails on every machine with a GPU
+```
+Fixed by `model(batch.to(device))`, naming the device variable in scope.
+
 ## Example (C++)
 ```cpp
 torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
@@ -39,7 +50,8 @@ auto y = model->forward(x);       // fails on every machine with a GPU
 Fixed by `model->forward(x.to(device))`, naming the device variable in scope.
 
 ## Fix
-Put the inputs where the model is: `input_ids.to(model.device)`.
+Put the inputs where the model is: `input_ids.to(model.device)`, or `x.to(device)` with the
+variable the model was moved to (the automatic fix, where that variable is in scope).
 )",
                                FixStrategy::None};
     return rule;
@@ -82,8 +94,11 @@ Put the inputs where the model is: `input_ids.to(model.device)`.
   Finding report(const SiteContext &context) const override {
     Finding f = combines_finding(*this, context, kSitOnDifferentDevices);
     // Where code is placed explicitly (LibTorch) the model's device is written at the call's
-    // model: the inputs can be made or moved there. In Python scripts it depends on intent.
-    if (context.site.file->explicit_placement) {
+    // model: the inputs can be made or moved there; so in a Python script whose model was moved
+    // to a device chosen at run time (`x.to(device)`, naming the variable). Between two literal
+    // devices of a Python script it depends on intent.
+    if (context.site.file->explicit_placement ||
+        context.mismatch.anchor_origin->kind == OriginKind::RunTimeDevice) {
       f.fix.reset();
       f.no_fix_reason.clear();
       attach_model_input_fix(f, context.site, context.mismatch);

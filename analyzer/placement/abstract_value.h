@@ -40,6 +40,9 @@ struct Value {
   // One element taken out of a module's output (`a, b = self.attn(x)`, `self.attn(x)[0]`): a
   // tensor, whatever its name says, not the output tuple itself.
   bool element = false;
+  // Neutral, in Python script code: the callee that returned this object the analysis cannot see
+  // (`StableDiffusionPipeline.from_pretrained`), empty when unknown.
+  std::string_view made_by;
 
   bool has_origins() const { return !origins.empty(); }
   static Value neutral() { return {}; }

@@ -199,7 +199,26 @@ private:
   Value tensor(const Origin *o);
   Value input_for(const Parameter &p);
   void analyze_entry(const FunctionDef *fn, const ModuleClass *unit);
+
+  // ---- Python script code (python_scripts.cpp) ----
+  // A Python script's top level or one of its functions run as script code.
+  bool python_script() const;
   void analyze_script(const SyntaxFile *file);
+  void analyze_script_function(const FunctionDef *fn, const SyntaxFile *file);
+  // The names the running script's top level bound (so far, or all of them once it ran): the
+  // globals its free functions read. Null outside a Python script.
+  const Env *script_globals_ = nullptr;
+  const SyntaxFile *script_globals_file_ = nullptr;
+  void seed_globals(Frame &frame, const FunctionDef *fn) const;
+  std::optional<Value> unknown_script_device(const Expr *device_expr, const Value &v);
+  bool script_object(const Value &v) const;
+  bool moves_script_object_in_place(const Stmt *s);
+  // Whether the file makes constructors place their tensors elsewhere than on the CPU.
+  bool sets_default_device(const SyntaxFile *file);
+  std::unordered_map<const SyntaxFile *, bool> default_device_files_;
+  // What a call the analysis cannot see returns, in Python script code.
+  Value unknown_call_result(const Expr *call, Value v) const;
+  static bool moves_its_inputs(const Value &object);
 
   // ---- statements (interpreter_statements.cpp) ----
   void exec_block(const std::vector<Stmt *> &body);
@@ -325,7 +344,10 @@ private:
   // probe_module_call (declared with the probe's state above).
 
   // ---- devices chosen at run time, where code places explicitly (run_time_devices.cpp) ----
-  bool places_explicitly() const { return frame_->file && frame_->file->explicit_placement; }
+  // LibTorch code, and Python script code: no hook moves anything there.
+  bool places_explicitly() const {
+    return frame_->file && (frame_->file->explicit_placement || frame_->script);
+  }
   // A literal device (`"cuda:1"`) or one chosen at run time.
   static bool is_device_value(const Value &v);
   Value run_time_device(std::string_view label, std::string_view key, SourceRange range);

@@ -87,6 +87,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
     self.kind = Value::Kind::Self;
     frame.env[fn->parameters[0].name] = self;
   }
+  seed_globals(frame, fn); // a Python script's function reads the top level's names
   Args renamed = args;
   rename_devices_for_parameters(fn, first, renamed);
   size_t next = 0;
@@ -218,8 +219,14 @@ std::optional<Value> Interpreter::attribute_call(const Expr *call) {
   if (std::optional<Value> out = handed_module_forward(call))
     return out;
   Value receiver = eval(callee->operands[0]);
-  if (receiver.kind == Value::Kind::Neutral && (leaf == "to" || leaf == "cuda"))
-    return tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object
+  if (script_object(receiver) && (leaf == "to" || leaf == "cuda")) {
+    Value placed = tensor_method(call, leaf, receiver); // model.to("cuda:0"): a placed object
+    if (!moves_its_inputs(receiver))
+      for (const Origin *o : placed.origins)
+        if (o->kind == OriginKind::LiteralDevice || o->kind == OriginKind::RunTimeDevice)
+          const_cast<Origin *>(o)->set(OriginFact::PlacedObject);
+    return placed;
+  }
   switch (receiver.kind) {
   case Value::Kind::Tensor:
     return tensor_receiver_call(call, receiver); // operations/tensor_methods.cpp
@@ -243,7 +250,7 @@ std::optional<Value> Interpreter::attribute_call(const Expr *call) {
       return out;
   if (torch_catalog::is_loss_class(leaf))
     return loss_function();
-  return first_tensor(args);
+  return unknown_call_result(call, first_tensor(args));
 }
 
 } // namespace devlint

@@ -99,7 +99,8 @@ void Interpreter::exec(const Stmt *s) {
   frame_->statement = s;
   switch (s->kind) {
   case StmtKind::Expr:
-    eval(s->value);
+    if (!moves_script_object_in_place(s))
+      eval(s->value);
     break;
   case StmtKind::Assign: {
     Value v = s->value ? eval(s->value) : Value::neutral();

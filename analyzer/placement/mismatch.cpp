@@ -31,11 +31,16 @@ struct Grouped {
 
 // Where code is placed explicitly, a module's own device (Unit) is whatever its caller placed it
 // on: a literal device may be that one. A device chosen at run time may be any device but the CPU
-// it differs from (the code chose it to use a GPU), or another device value.
-bool same_device(const DeviceGroup &a, const DeviceGroup &b, bool explicit_placement) {
+// it differs from (the code chose it to use a GPU), or, in LibTorch code, another device value.
+// Two device values of a Python script may be one device (a helper's `device` parameter and the
+// global its caller passes it): only the CPU differs from them for certain.
+bool same_device(const DeviceGroup &a, const DeviceGroup &b, bool explicit_placement,
+                 bool device_values_differ) {
   using Kind = DeviceGroup::Kind;
-  auto run_time_may_be = [](const DeviceGroup &run_time, const DeviceGroup &other) {
-    return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu && other.kind != Kind::RunTime;
+  auto run_time_may_be = [device_values_differ](const DeviceGroup &run_time,
+                                                const DeviceGroup &other) {
+    return run_time.kind == Kind::RunTime && other.kind != Kind::Cpu &&
+           (other.kind != Kind::RunTime || !device_values_differ);
   };
   // A member module moved apart from its model by script code is not on the model's device.
   if ((a.apart_from_unit && b.kind == Kind::Unit) || (b.apart_from_unit && a.kind == Kind::Unit))
@@ -67,8 +72,13 @@ void drop_numbers(std::vector<Grouped> &operands) {
                              operands[i].groups.end());
 }
 
+// Placed by the code itself: LibTorch code, and Python script code.
+bool placed_explicitly(const Site &site) {
+  return site.file && (site.file->explicit_placement || site.script);
+}
+
 std::vector<Grouped> group_operands(const Site &site, const PlacementModel &placement) {
-  const bool explicit_placement = site.file && site.file->explicit_placement;
+  const bool explicit_placement = placed_explicitly(site);
   std::vector<Grouped> operands(site.operands.size());
   // `_apply_relative_embeddings` starts with `self.linear_pos(...)`, which is built only where
   // the class is kept whole: the rest of that method runs only there, on the class's one device.
@@ -179,9 +189,11 @@ size_t choose_anchor(const Site &site, const std::vector<Grouped> &operands) {
 // The operands that may sit on another device than the anchor, and the origins that say so.
 void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t anchor,
                 Mismatch &out) {
-  const bool explicit_placement = site.file && site.file->explicit_placement;
-  auto same_device = [explicit_placement](const DeviceGroup &a, const DeviceGroup &b) {
-    return devlint::same_device(a, b, explicit_placement);
+  const bool explicit_placement = placed_explicitly(site);
+  const bool device_values_differ = site.file && site.file->explicit_placement;
+  auto same_device = [explicit_placement, device_values_differ](const DeviceGroup &a,
+                                                                const DeviceGroup &b) {
+    return devlint::same_device(a, b, explicit_placement, device_values_differ);
   };
   for (size_t i = 0; i < site.operands.size(); ++i) {
     if (i == anchor)

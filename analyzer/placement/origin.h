@@ -23,6 +23,8 @@ enum class OriginFact : uint16_t {
   LayerCaches = 1u << 7,    // Skip: the caches of every layer, one per layer's device
   MadeThere = 1u << 8,      // with moved_to: made there (`torch.full(..., device=x.device)`)
   LayerWeights = 1u << 9,   // Parameter: the weights of a torch layer the code calls
+  PlacedObject = 1u << 10,  // LiteralDevice/RunTimeDevice: an object holding no tensor the
+                            // analysis knows (a model) moved there: calling it runs a model
 };
 
 struct Origin {

@@ -445,21 +445,6 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
   frame_ = saved;
 }
 
-void Interpreter::analyze_script(const SyntaxFile *file) {
-  statements_run_ = 0;
-  loop_depth_ = 0;
-  Frame frame;
-  frame.outer_loops = loops_.size();
-  frame.file = file;
-  frame.script = true;
-  Frame *saved = frame_;
-  frame_ = &frame;
-  for (const Stmt *s : file->body)
-    if (s->kind != StmtKind::FunctionDef && s->kind != StmtKind::ClassDef)
-      exec(s);
-  frame_ = saved;
-}
-
 void analyze_package(const Package &package, SiteSink &sink, const AnalysisLimits &limits) {
   Interpreter interpreter(package, sink, limits);
   interpreter.run();

@@ -1,8 +1,10 @@
-// Devices chosen at run time where code places tensors explicitly (LibTorch; docs/
-// CPP_DEVICE_MODEL.md section 1): `torch::Device device(torch::cuda::is_available() ? torch::kCUDA
-// : torch::kCPU)`, a `torch::Device` parameter, a helper returning `Device(kCUDA, i)` on one path
-// and `kCPU` on another. Such a device is a device even when unknown: what is moved to it sits
-// with what else is moved to the same value, and apart from the CPU.
+// Devices chosen at run time where code places tensors explicitly (LibTorch, docs/
+// CPP_DEVICE_MODEL.md section 1; Python script code, docs/DEVICE_MODEL.md section 2b):
+// `torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU)`, `device =
+// "cuda" if torch.cuda.is_available() else "cpu"`, a `torch::Device` parameter, a helper returning
+// `Device(kCUDA, i)` on one path and `kCPU` on another. Such a device is a device even when
+// unknown: what is moved to it sits with what else is moved to the same value, and apart from the
+// CPU.
 #include "placement/interpreter.h"
 
 #include "model/text.h"
@@ -55,6 +57,13 @@ Value Interpreter::device_construction(const Expr *call) {
     eval(call->operands[i]);
   if (first.kind == Value::Kind::Str && call->operands.size() == 2)
     return first;
+  // Python's `torch.device("cuda", 1)`: a literal device, "cuda:1".
+  if (python_script() && first.kind == Value::Kind::Str && call->operands.size() == 3 &&
+      call->operands[2]->kind == ExprKind::Number && is_device_literal(first.text)) {
+    first.text = intern(std::string(first.text) + ":" +
+                        std::string(frame_->file->source->slice(call->operands[2]->range)));
+    return first;
+  }
   if (!places_explicitly())
     return first.kind == Value::Kind::Str ? first : Value::neutral();
   if (is_run_time_device(first))

@@ -11,13 +11,13 @@
 namespace devlint {
 
 enum class SiteKind : uint8_t {
-  Concat,     // torch.cat / stack / concat / hstack / vstack
-  Arithmetic, // + - * / ==, add/mul/where, residual adds
-  Matmul,     // @, matmul, bmm, einsum, F.linear, sdpa
-  Loss,       // loss functions and loss modules
-  Indexing,   // a[idx], gather, index_select, masked_fill, masked_scatter, F.embedding
-  IndexPut,   // a[mask] = b
-  ModelCall,  // script code: a model placed on one literal device called with tensors on another
+  Concat,          // torch.cat / stack / concat / hstack / vstack
+  Arithmetic,      // + - * / ==, add/mul/where, residual adds
+  Matmul,          // @, matmul, bmm, einsum, F.linear, sdpa
+  Loss,            // loss functions and loss modules
+  Indexing,        // a[idx], gather, index_select, masked_fill, masked_scatter, F.embedding
+  IndexPut,        // a[mask] = b
+  ModelCall,       // script code: a model placed on one device called with tensors on another
   HardcodedDevice, // `.cuda()`, `.to("cuda:0")`, `device="cuda"` inside a module's method
 };
 
@@ -80,6 +80,9 @@ struct Site {
   const ModuleClass *unit = nullptr; // the class whose method runs (null: free function/script)
   const FunctionDef *function = nullptr;
   const SyntaxFile *file = nullptr;
+  // Run by script code (a Python script's top level or functions, LibTorch's `main`): what is
+  // placed there, the code placed by hand, and nothing moves a model's inputs.
+  bool script = false;
   // A compiled kernel of another package (`batched_nms(boxes[keep], scores[keep], ...)`): an
   // operand computed in the call is moved where it is computed, by the findings there.
   bool external_kernel = false;

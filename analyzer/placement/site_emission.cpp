@@ -63,6 +63,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.unit = frame_->unit;
   site.function = call_stack_.empty() ? nullptr : call_stack_.back();
   site.file = frame_->file;
+  site.script = frame_->script;
   site.statement = frame_->statement;
   site.members_read = &frame_->members_read;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
@@ -243,12 +244,25 @@ Value Interpreter::script_model_call(const Expr *call, const Expr *model_expr, c
   site.operands.push_back(anchor);
   // Where code is placed explicitly (LibTorch), a tensor made on the CPU is placed too.
   bool explicit_placement = frame_->file && frame_->file->explicit_placement;
+  // In a Python script, a tensor made on the CPU and never moved, handed to a model the code
+  // moved (`model(x)`, `model.forward(x)`, `model.generate(x)`; not `load_state_dict`), unless
+  // the file makes constructors place their tensors elsewhere.
+  const Expr *callee = call->operands[0];
+  bool runs_model =
+      std::any_of(model.origins.begin(), model.origins.end(),
+                  [](const Origin *o) { return o->has(OriginFact::PlacedObject); }) &&
+      (callee == model_expr ||
+       (callee->kind == ExprKind::Attribute &&
+        (callee->text == "forward" || callee->text == "generate" || callee->text == "__call__")));
+  bool cpu_inputs_count = explicit_placement || (runs_model && !sets_default_device(frame_->file));
   auto placed = [&](const Value &v) {
     OriginSet all = origins_of(v);
-    return has_literal(v) ||
-           (explicit_placement && std::any_of(all.begin(), all.end(), [](const Origin *o) {
-              return o->kind == OriginKind::Fresh;
-            }));
+    if (has_literal(v))
+      return true;
+    if (explicit_placement)
+      return std::any_of(all.begin(), all.end(),
+                         [](const Origin *o) { return o->kind == OriginKind::Fresh; });
+    return cpu_inputs_count && !all.empty() && std::all_of(all.begin(), all.end(), made_on_cpu);
   };
   for (size_t i = 0; i < args.positional.size(); ++i)
     if (placed(args.positional[i]))

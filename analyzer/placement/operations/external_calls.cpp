@@ -46,8 +46,8 @@ Value Interpreter::computed_callee_call(const Expr *call) {
     forget_filled_containers(call);
   if (callee->kind == ExprKind::Name && !frame_->env.count(callee->text) && frame_->file &&
       imports_kernel(*frame_->file, callee))
-    return kernel_call(call, args);
-  return first_tensor(args);
+    return unknown_call_result(call, kernel_call(call, args));
+  return unknown_call_result(call, first_tensor(args));
 }
 
 // `apply_chunking_to_forward(self.feed_forward_chunk, size, dim, x)`: a helper handed one of this

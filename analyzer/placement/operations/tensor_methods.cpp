@@ -26,6 +26,10 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
       device_value = other;
       device_expr = call->keyword("other")->value;
     }
+    std::optional<Value> script_device =
+        device_value ? unknown_script_device(device_expr, *device_value) : std::nullopt;
+    if (script_device)
+      device_value = &*script_device;
     if (device_value && (device_value->kind == Value::Kind::Str || device_value->has_origins())) {
       Value d = device_argument(device_expr, *device_value, true);
       if (device_value->kind != Value::Kind::Str)
@@ -83,6 +87,10 @@ Value Interpreter::tensor_receiver_call(const Expr *call, const Value &receiver)
   if (frame_->script && has_literal(receiver) && leaf != "to" && leaf != "cuda" &&
       !(frame_->file && frame_->file->explicit_placement)) {
     Args args = eval_args(call);
+    // `model = model.to(device).eval()`: these return the module itself, the tensor's copy.
+    if (leaf == "eval" || leaf == "train" || leaf == "half" || leaf == "float" ||
+        leaf == "bfloat16" || leaf == "double" || leaf == "requires_grad_")
+      return receiver;
     return script_model_call(call, object, receiver, args);
   }
   // `cache_params.update_conv_state(...)` of a transformers cache: it returns the state

@@ -197,7 +197,15 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     return Value::neutral();
   Value out;
   out.origins = tensor_union(args);
+  // `nn.DataParallel(model)` in a script: a wrapper that moves the model's inputs for it.
+  if (python_script())
+    out.origins.erase(
+        std::remove_if(out.origins.begin(), out.origins.end(),
+                       [](const Origin *o) { return o->has(OriginFact::PlacedObject); }),
+        out.origins.end());
   out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
+  if (python_script() && out.kind == Value::Kind::Neutral)
+    out.made_by = frame_->file->source->slice(call->operands[0]->range);
   return out;
 }
 
