@@ -182,4 +182,30 @@ rmdir "$tmp/inc/.git"
 run 0 "outside a checkout, an include/ folder above the checked directory is not read" -- \
   "$devlint" check --output-format concise "$tmp/inc/app/src"
 
+# C++ is read as Clang reads it: a file whose comments are GBK (not UTF-8) is checked, and its fix
+# keeps those bytes exactly as they were (Python files stay refused; cli_bad_input).
+mkdir -p "$tmp/gbk"
+{
+  printf '#include <torch/torch.h>\n\n'
+  printf '// \xc4\xa3\xd0\xcd\xd4\xda GPU \xc9\xcf\n' # "the model is on the GPU", in GBK
+  printf 'torch::Tensor classify() {\n'
+  printf '  torch::nn::Linear head(8, 2);\n'
+  printf '  head->to(torch::kCUDA);\n'
+  printf '  return head(torch::ones({1, 8})); // \xca\xe4\xc8\xeb\n'
+  printf '}\n'
+} >"$tmp/gbk/classify.cpp"
+cp "$tmp/gbk/classify.cpp" "$tmp/gbk.orig"
+run 1 "a C++ file with GBK comments is checked" -- \
+  "$devlint" check --output-format json "$tmp/gbk/classify.cpp"
+grep -q '"code": "DL008"' "$tmp/out" || { echo "FAIL: GBK file not analyzed"; cat "$tmp/out" "$tmp/err"; fail=1; }
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out" ||
+  { echo "FAIL: JSON output of a GBK file is not valid JSON"; fail=1; }
+run 0 "its fix is applied" -- "$devlint" check --fix --unsafe-fixes --no-cache "$tmp/gbk/classify.cpp"
+grep -aqF 'return head(torch::ones({1, 8}, torch::TensorOptions().device(torch::kCUDA))); // ' "$tmp/gbk/classify.cpp" ||
+  { echo "FAIL: GBK file not fixed"; cat "$tmp/gbk/classify.cpp"; fail=1; }
+# Everything but the fixed line is byte for byte what it was, the GBK comments included.
+cmp -s <(sed 7d "$tmp/gbk.orig") <(sed 7d "$tmp/gbk/classify.cpp") &&
+  cmp -s <(sed -n '7s/.*\/\/ //p' "$tmp/gbk.orig") <(sed -n '7s/.*\/\/ //p' "$tmp/gbk/classify.cpp") ||
+  { echo "FAIL: the fix changed bytes it did not fix"; fail=1; }
+
 exit $fail

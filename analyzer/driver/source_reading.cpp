@@ -1,7 +1,5 @@
 #include "driver/source_reading.h"
 
-#include "frontend/cpp/cpp_frontend.h"
-
 #include <algorithm>
 #include <filesystem>
 
@@ -82,7 +80,12 @@ std::unique_ptr<SourceFile> source_from_bytes(const std::string &path, std::stri
     diagnostic.column = r.column;
     return not_checked("binary file (a NUL byte)");
   }
-  if (size_t bad = first_invalid_utf8(text); bad != text.size()) {
+  // C++ is read as the compiler reads it: bytes outside UTF-8 (GBK or Latin-1 comments and
+  // string literals) are accepted and kept, so a fix splices its edits into the file's own bytes.
+  // Python source must be UTF-8 (PEP 3120) unless it declares another encoding, which devlint
+  // does not decode.
+  if (size_t bad = first_invalid_utf8(text);
+      bad != text.size() && file->language != Language::Cpp) {
     file->index_lines();
     SourceRange r = position_of(*file, static_cast<uint32_t>(bad));
     diagnostic.line = r.line;
