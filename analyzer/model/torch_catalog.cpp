@@ -271,6 +271,12 @@ bool is_concat_function(std::string_view leaf) { return concat_functions().count
 bool is_elementwise_function(std::string_view leaf) {
   return elementwise_functions().count(leaf) > 0 || elementwise_inplace().count(leaf) > 0;
 }
+bool is_tensor_operand_keyword(std::string_view name) {
+  static const std::unordered_set<std::string_view> names = {
+      "input", "other", "end", "exponent", "tensor1", "tensor2", "condition", "mat1",
+      "mat2",  "mat",   "vec", "vec1",     "vec2",    "batch1",  "batch2"};
+  return names.count(name) > 0;
+}
 bool is_matmul_function(std::string_view leaf) { return matmul_functions().count(leaf) > 0; }
 bool is_indexing_function(std::string_view leaf) {
   return indexing_functions().count(leaf) > 0 || indexing_inplace().count(leaf) > 0;

@@ -38,6 +38,10 @@ bool is_concat_function(std::string_view leaf);
 // Pointwise and comparison ops with two tensor operands ("Pointwise Ops", "Comparison Ops"),
 // with their in-place forms.
 bool is_elementwise_function(std::string_view leaf);
+// The keyword names PyTorch gives the tensor operands of those ops and of the matrix products
+// (`torch.add(x, other=y)`, `torch.where(c, input=a, other=b)`, `torch.addmm(m, mat1=a, mat2=b)`):
+// passed by keyword, they meet as they would positionally.
+bool is_tensor_operand_keyword(std::string_view name);
 // Matrix products ("BLAS and LAPACK Operations"), F.linear / F.bilinear and
 // F.scaled_dot_product_attention.
 bool is_matmul_function(std::string_view leaf);

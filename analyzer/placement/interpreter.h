@@ -317,6 +317,9 @@ private:
   std::optional<Value> non_tensor_builtin_call(const Expr *call);
   Value container_method_call(const Expr *call, const Value &receiver);
   void append_to_list(std::string_view name, const Value &added);
+  // A ModuleList output whose loop has ended (and that no running loop takes per pass) is the
+  // last pass's: one module's output, `Settled`.
+  const Origin *final_pass_version(const Origin *o);
   // losses.cpp
   std::optional<Value> loss_class_call(const Expr *call);
   static Value loss_function();

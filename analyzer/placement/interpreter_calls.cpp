@@ -29,6 +29,10 @@ OriginSet Interpreter::tensor_union(const Args &args) {
   for (const Value &v : args.positional)
     if (v.kind == Value::Kind::Tensor)
       operands.push_back(v.origins);
+  for (const auto &keyword : args.keywords)
+    if (keyword.second.kind == Value::Kind::Tensor &&
+        torch_catalog::is_tensor_operand_keyword(keyword.first))
+      operands.push_back(keyword.second.origins);
   // `torch.div(torch.arange(n), size[1])`: the result stays on the CPU.
   drop_numbers_beside_cpu(operands);
   OriginSet out;

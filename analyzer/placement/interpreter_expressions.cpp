@@ -185,6 +185,10 @@ Value Interpreter::eval(const Expr *e) {
     for (const Expr *o : e->operands)
       v.elements->push_back(o->kind == ExprKind::Starred ? as_tensor(eval(o->operands[0]))
                                                          : eval(o));
+    // `[hidden_states[0]]` after the loop over the layers holds the last layer's output only.
+    for (Value &element : *v.elements)
+      for (const Origin *&origin : element.origins)
+        origin = final_pass_version(origin);
     return v;
   }
   case ExprKind::String: {
@@ -554,6 +558,13 @@ Value Interpreter::eval_subscript(const Expr *e) {
         (!base.child || (base.child->kind == ChildKind::Single && !base.child->is_container)))
       return Value::neutral();
     const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+    // `self.layers[1:]`, `self.layers[: config.num_hidden_layers]`: a slice of a ModuleList is a
+    // ModuleList of the same members, one per pass of a loop over it, not one module.
+    if (index && index->kind == ExprKind::Slice) {
+      for (const Expr *bound : index->operands)
+        eval(bound);
+      return base;
+    }
     if (const Expr *k = constant_index(index)) {
       std::string text =
           std::string(base.path) + "." +

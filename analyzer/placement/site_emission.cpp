@@ -180,8 +180,9 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
   for (size_t k = 0; k < call->keywords.size(); ++k) {
     const auto &[name_, v] = args.keywords[k];
     if (v.kind == Value::Kind::Tensor && v.has_origins() &&
-        (name_ == "attn_mask" || name_ == "other" || name_ == "index" || name_ == "mask" ||
-         name_ == "src" || name_ == "input" || name_ == "weight" || name_ == "bias"))
+        (torch_catalog::is_tensor_operand_keyword(name_) || name_ == "attn_mask" ||
+         name_ == "index" || name_ == "mask" || name_ == "src" || name_ == "weight" ||
+         name_ == "bias"))
       site.operands.push_back({call->keywords[k].value, v.origins});
   }
   // `torch.where(labels == -1, weight, embedding)` gives the values, not the condition: a value

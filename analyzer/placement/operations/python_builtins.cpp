@@ -88,6 +88,19 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
   return Value::neutral();
 }
 
+const Origin *Interpreter::final_pass_version(const Origin *o) {
+  if (o->kind != OriginKind::LayerIteration || o->has(OriginFact::Settled) || !o->loop ||
+      std::find(loops_.begin(), loops_.end(), o->loop) != loops_.end())
+    return o;
+  for (const OriginSet &element : loop_elements_)
+    for (const Origin *e : element)
+      if (same_origin(e, o))
+        return o; // taken per pass from a list of such outputs (`for source in sources`)
+  Origin &copy = origins_.emplace_back(*o);
+  copy.set(OriginFact::Settled);
+  return &copy;
+}
+
 void Interpreter::append_to_list(std::string_view name, const Value &added) {
   Value &list = frame_->env[name];
   Value updated;
@@ -98,21 +111,9 @@ void Interpreter::append_to_list(std::string_view name, const Value &added) {
   // `source_flatten.device` at every level) is one value at every append: the elements do not
   // differ by it. What a loop variable takes from a list of such outputs (`for source in
   // sources`) differs per pass.
-  auto per_pass = [this](const Origin *o) {
-    for (const OriginSet &element : loop_elements_)
-      for (const Origin *e : element)
-        if (same_origin(e, o))
-          return true;
-    return false;
-  };
-  for (const Origin *&o : appended)
-    if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Settled) && o->loop &&
-        !loops_.empty() && std::find(loops_.begin(), loops_.end(), o->loop) == loops_.end() &&
-        !per_pass(o)) {
-      Origin &copy = origins_.emplace_back(*o);
-      copy.set(OriginFact::Settled);
-      o = &copy;
-    }
+  if (!loops_.empty())
+    for (const Origin *&o : appended)
+      o = final_pass_version(o);
   add_origins(updated.origins, appended);
   list = updated;
 }

@@ -75,6 +75,10 @@ Value Interpreter::concat_site(const Expr *call, const Args &args, const std::st
   site.operation = dotted;
   const Expr *list = call->operands.size() > 1 ? call->operands[1] : nullptr;
   const Value *list_value = args.positional.empty() ? nullptr : &args.positional[0];
+  if (const Keyword *k = call->keyword("tensors"); !list && k) { // torch.cat(tensors=[a, b])
+    list = k->value;
+    list_value = args.keyword("tensors");
+  }
   if (list && list_value && list->kind == ExprKind::Tuple && list_value->elements) {
     for (size_t i = 0; i < list->operands.size() && i < list_value->elements->size(); ++i) {
       const Value &v = (*list_value->elements)[i];
