@@ -331,6 +331,14 @@ private:
   // tensor_methods.cpp
   Value tensor_receiver_call(const Expr *call, const Value &receiver);
   Value tensor_method(const Expr *call, std::string_view method, const Value &receiver);
+  // vectors.cpp: 1-D CPU tensors and their 0-dim elements.
+  // Marks `made` when the constructor `call` makes a 1-D tensor on the CPU.
+  void mark_vector(const Expr *call, std::string_view leaf, const Origin *made) const;
+  // An element read by a Python int, or by iterating: 0-dim, when every origin is a 1-D CPU
+  // tensor; nullopt otherwise.
+  static std::optional<Value> zero_dim_element(const Value &vector);
+  // What `call` made of `v` may have another rank: its 1-D origins made before it lose the mark.
+  Value maybe_reshaped(const Value &v, const Expr *call);
   // device_arguments.cpp
   static bool is_device_literal(std::string_view s);
   // What a device argument says: Device/Tensor origins, a literal, or nothing known.

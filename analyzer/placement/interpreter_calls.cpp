@@ -218,8 +218,11 @@ std::optional<Value> Interpreter::attribute_call(const Expr *call) {
   std::string_view leaf = call->text;
   std::string dotted = dotted_name(callee);
   if (starts_with(dotted, "torch.") || starts_with(dotted, "F.") || starts_with(dotted, "nn.") ||
-      starts_with(dotted, "functional."))
-    return torch_call(call, leaf, dotted); // operations/torch_functions.cpp
+      starts_with(dotted, "functional.")) {
+    Value out = torch_call(call, leaf, dotted); // operations/torch_functions.cpp
+    // An elementwise function keeps a 1-D tensor 1-D; anything else may not (vectors.cpp).
+    return torch_catalog::is_elementwise_function(leaf) ? out : maybe_reshaped(out, call);
+  }
   if (std::optional<Value> out = handed_module_forward(call))
     return out;
   Value receiver = eval(callee->operands[0]);

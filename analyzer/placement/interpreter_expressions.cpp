@@ -92,6 +92,9 @@ Value Interpreter::element_of(const Expr *iterable) {
     }
     return as_tensor(v);
   case Value::Kind::Tensor:
+    // `for w in weights` over a 1-D CPU tensor: each element is 0-dim (vectors.cpp).
+    if (std::optional<Value> element = zero_dim_element(v))
+      return *element;
     return v;
   default:
     return Value::neutral();
@@ -546,6 +549,33 @@ const Expr *Interpreter::constant_index(const Expr *e) {
   return nullptr;
 }
 
+namespace {
+
+// `v[i]`, `v[idx[k]]`, `v[n - 1]`: an index that may be a Python int, not a slice, `None`, a
+// tuple of indices or `...`.
+bool reads_one_element(const Expr *index) {
+  switch (index->kind) {
+  case ExprKind::Name:
+  case ExprKind::Number:
+  case ExprKind::Attribute:
+  case ExprKind::Subscript:
+  case ExprKind::BinaryOp:
+  case ExprKind::UnaryOp:
+  case ExprKind::Call:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// `v[None]`, `v[..., None]`, `v[(i, j)]`: a result of another rank than the tensor indexed.
+bool adds_dimension(const Expr *index) {
+  return index->kind == ExprKind::NoneLiteral || index->kind == ExprKind::Tuple ||
+         index->kind == ExprKind::Other;
+}
+
+} // namespace
+
 Value Interpreter::eval_subscript(const Expr *e) {
   Value base = eval(e->operands[0]);
   switch (base.kind) {
@@ -597,13 +627,21 @@ Value Interpreter::eval_subscript(const Expr *e) {
     return as_tensor(base);
   }
   case Value::Kind::Tensor: {
+    // `offsets[i]` with a Python int of a 1-D CPU tensor: a 0-dim element (vectors.cpp).
+    std::vector<Value> indices;
+    for (size_t i = 1; i < e->operands.size(); ++i)
+      indices.push_back(eval(e->operands[i]));
+    if (indices.size() == 1 && reads_one_element(e->operands[1]) &&
+        (indices[0].kind != Value::Kind::Tensor || maybe_number(e->operands[1], indices[0])))
+      if (std::optional<Value> element = zero_dim_element(base))
+        return *element;
     Site site;
     site.kind = SiteKind::Indexing;
     site.expr = e;
     site.operation = "indexing";
     site.operands.push_back({e->operands[0], base.origins, OperandRole::Anchor});
     for (size_t i = 1; i < e->operands.size(); ++i) {
-      Value idx = eval(e->operands[i]);
+      const Value &idx = indices[i - 1];
       if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
         site.operands.push_back({e->operands[i], idx.origins, OperandRole::Index});
     }
@@ -613,6 +651,9 @@ Value Interpreter::eval_subscript(const Expr *e) {
     if (reported && *reported != base.origins)
       out.origins = *reported;
     out.element = e->operands.size() == 2 && constant_index(e->operands[1]);
+    // `v[None]`, `v[:, None]`, `v[i, j]`: another rank than the 1-D tensor indexed.
+    if (e->operands.size() > 2 || adds_dimension(e->operands[1]))
+      out = maybe_reshaped(out, nullptr);
     return out;
   }
   default:

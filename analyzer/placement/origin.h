@@ -25,6 +25,8 @@ enum class OriginFact : uint16_t {
   LayerWeights = 1u << 9,   // Parameter: the weights of a torch layer the code calls
   PlacedObject = 1u << 10,  // LiteralDevice/RunTimeDevice: an object holding no tensor the
                             // analysis knows (a model) moved there: calling it runs a model
+  Vector = 1u << 11,        // Fresh: made 1-D on the CPU (`torch.zeros((n,))`, `torch.arange`,
+                            // `torch.tensor([a, b])`); an int reads a 0-dim element of it
 };
 
 struct Origin {

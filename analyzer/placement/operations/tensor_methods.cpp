@@ -3,12 +3,30 @@
 #include "placement/interpreter.h"
 
 #include <string>
+#include <unordered_set>
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
 #include "placement/operations/call_shapes.h"
 
 namespace devlint {
+
+namespace {
+
+// Methods whose result has the receiver's rank: casts, copies and elementwise operations. Any
+// other may reshape a 1-D tensor (vectors.cpp).
+bool keeps_rank(std::string_view method) {
+  static const std::unordered_set<std::string_view> names = {
+      "to",         "type",   "type_as", "float",       "double",  "half",
+      "bfloat16",   "long",   "int",     "bool",        "clone",   "detach",
+      "contiguous", "cpu",    "flip",    "cumsum",      "cumprod", "repeat_interleave",
+      "abs",        "neg",    "exp",     "log",         "sqrt",    "round",
+      "clamp",      "clamp_", "pow",     "masked_fill", "fill_",   "zero_",
+      "add_",       "sub_",   "mul_",    "div_"};
+  return names.count(method) > 0 || torch_catalog::is_elementwise_function(method);
+}
+
+} // namespace
 
 Value Interpreter::tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
   note_tensor(receiver);
@@ -101,7 +119,8 @@ Value Interpreter::tensor_receiver_call(const Expr *call, const Value &receiver)
                               intern(std::string(object->text) + "." + std::string(leaf) + "(...)"),
                               call->range));
   }
-  return tensor_method(call, leaf, receiver);
+  Value out = tensor_method(call, leaf, receiver);
+  return keeps_rank(leaf) ? out : maybe_reshaped(out, call);
 }
 
 } // namespace devlint

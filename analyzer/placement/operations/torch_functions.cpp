@@ -166,7 +166,9 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
       if (source.has_origins())
         return source;
     }
-    return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+    const Origin *made = make_origin(OriginKind::Fresh, intern(dotted), call->range);
+    mark_vector(call, leaf, made);
+    return tensor(made);
   }
   if (torch_catalog::is_loss_function(leaf))
     return loss_site(call, args, dotted);
