@@ -32,7 +32,23 @@ bool has_builtin_params_base(const Expr *base) {
          !torch_catalog::is_parameterless_module(leaf);
 }
 
+// A package class deriving from a torch norm layer that adds no parameters, children or passed
+// modules of its own: built without affine weights (`FP32LayerNorm(d, elementwise_affine=False)`),
+// it holds nothing.
+bool holds_only_norm_weights(const ModuleClass &cls) {
+  if (!cls.norm_layer_base || cls.calls_passed_module || !cls.all_parameters().empty())
+    return false;
+  for (const ChildDecl *c : cls.all_children())
+    if (c->has_parameters)
+      return false;
+  return true;
+}
+
 } // namespace
+
+bool is_norm_layer(std::string_view leaf) {
+  return leaf == "LayerNorm" || leaf == "RMSNorm" || leaf == "GroupNorm";
+}
 
 std::string_view leaf_of(const Expr *e) {
   if (!e)
@@ -283,6 +299,8 @@ void PackageBuilder::classify() {
         cls->is_module = true;
       if (has_builtin_params_base(b))
         cls->has_builtin_parameters = true;
+      if (has_builtin_params_base(b) && is_norm_layer(leaf_of(b)))
+        cls->norm_layer_base = true;
       // diffusers' ModelMixin loads like a PreTrainedModel: from_pretrained refuses string maps
       // for a model whose `_no_split_modules` is unset (ModelMixin._get_no_split_modules).
       if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "ModelMixin")
@@ -299,6 +317,8 @@ void PackageBuilder::classify() {
           cls->is_pretrained_model = changed = true;
         if (b->has_builtin_parameters && !cls->has_builtin_parameters)
           cls->has_builtin_parameters = changed = true;
+        if (b->norm_layer_base && !cls->norm_layer_base)
+          cls->norm_layer_base = changed = true;
       }
     }
     if (!changed)
@@ -319,7 +339,8 @@ void PackageBuilder::resolve_children() {
     for (auto &cls : pkg_.classes)
       for (ChildDecl &c : cls->children)
         if (c.resolved && !c.is_loss)
-          c.has_parameters = c.resolved->has_parameters();
+          c.has_parameters = c.resolved->has_parameters() &&
+                             !(c.affine_off && holds_only_norm_weights(*c.resolved));
 }
 
 } // namespace devlint

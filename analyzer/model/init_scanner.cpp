@@ -304,6 +304,10 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
   std::string dotted = dotted_name(e->operands[0]);
   if (leaf.empty())
     return out;
+  for (std::string_view flag : {"elementwise_affine", "affine"})
+    if (const Keyword *k = e->keyword(flag))
+      out.affine_off = k->value->kind == ExprKind::Bool && scanning_file_ &&
+                       scanning_file_->source->slice(k->value->range) == "False";
   const Expr *callee = e->operands[0];
   // Factories build children too: `AutoModelForCausalLM.from_config(cfg)`,
   // `VisionModel._from_config(cfg)`, `Block(cfg).to(device)`, `skip_init(nn.Linear, ...)`.
@@ -366,7 +370,8 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
   out.class_name = std::string(leaf);
   out.is_module = true;
   out.is_loss = torch_catalog::is_loss_class(leaf);
-  out.has_parameters = !out.is_loss && !torch_catalog::is_parameterless_module(leaf);
+  out.has_parameters = !out.is_loss && !torch_catalog::is_parameterless_module(leaf) &&
+                       !(out.affine_off && is_norm_layer(leaf));
   out.is_container = leaf == "Sequential";
   return out;
 }
@@ -699,6 +704,7 @@ void PackageBuilder::scan_assignment(
     child.name = std::string(attr);
     child.class_name = built.class_name;
     child.has_parameters = built.has_parameters;
+    child.affine_off = built.affine_off;
     child.is_loss = built.is_loss;
     child.is_container = built.is_container;
     child.range = range;

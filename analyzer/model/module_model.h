@@ -59,7 +59,10 @@ struct ChildDecl {
   bool has_parameters = true;            // false for activations, dropout, losses...
   bool is_loss = false;
   bool is_container = false; // nn.Sequential: may itself be split
-  SourceRange range;         // the assignment in __init__
+  // Built with `elementwise_affine=False` / `affine=False`: a norm layer (or a package class
+  // deriving from one) that then holds no weights.
+  bool affine_off = false;
+  SourceRange range; // the assignment in __init__
   // The literal device __init__ moved the child to (`self.a = A().to("cuda:1")`, LibTorch's
   // `a->to({kCUDA, 1})`), "cuda" written "cuda:0"; empty when it is not moved there.
   std::string placed_device;
@@ -124,6 +127,7 @@ struct ModuleClass {
   bool is_module = false;                 // an nn.Module (directly or through bases)
   bool is_pretrained_model = false;       // a PreTrainedModel subclass
   bool has_builtin_parameters = false;    // subclasses nn.Linear, nn.Embedding, ...
+  bool norm_layer_base = false;           // subclasses nn.LayerNorm, nn.RMSNorm or nn.GroupNorm
   // Calls a module its constructor was handed (`self.conv_encoder = conv_encoder`, then
   // `self.conv_encoder(pixel_values)`): an opaque unit with its own device, not a pass-through.
   bool calls_passed_module = false;

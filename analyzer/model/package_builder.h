@@ -15,6 +15,8 @@ namespace devlint {
 
 // The class name an expression names: `Foo`, `nn.Foo`, `Generic[...]` -> `Generic`.
 std::string_view leaf_of(const Expr *e);
+// `LayerNorm`, `RMSNorm`, `GroupNorm`: torch norm layers whose weights an affine flag turns off.
+bool is_norm_layer(std::string_view leaf);
 
 // `modeling_chatglm` for `.../modeling_chatglm.py`: the name a relative import uses.
 std::string_view module_stem(std::string_view path);
@@ -66,6 +68,8 @@ private:
     bool has_parameters = true;
     bool is_loss = false;
     bool is_container = false;
+    // `elementwise_affine=False` / `affine=False`: a norm layer built without its weights.
+    bool affine_off = false;
   };
 
   static void collect_strings(const Expr *e, std::vector<std::string> &out);

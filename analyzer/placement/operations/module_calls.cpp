@@ -53,7 +53,10 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   // on one device (where it is a map entry, its hook moves them there), as the pass-through
   // below assumes: each stands for the first. What it makes is made from the caller's values, so
   // nothing is renamed as its own; its sites are its own, checked with its own inputs.
-  if (child && !child->has_parameters && callee.kind == Value::Kind::Module && callee.module_class)
+  // A norm built without its weights (`affine_off`) is no helper: its forward reads weights that
+  // are None, so its output is its input's, as an activation's is, below.
+  if (child && !child->has_parameters && !child->affine_off && callee.kind == Value::Kind::Module &&
+      callee.module_class)
     if (const FunctionDef *forward = callee.module_class->find_method("forward")) {
       const Value first = first_tensor(args);
       Args aligned = args;
