@@ -389,6 +389,10 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
 
 Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, const Expr *call) {
   auto &p = a.positional;
+  // What Python does with a dict, done with a JSON object of the configuration.
+  if (p.size() == 1 && is_configuration_mapping(p[0]) &&
+      (leaf == "len" || leaf == "list" || leaf == "sorted" || leaf == "dict" || leaf == "tuple"))
+    p[0] = mapping_as_dict(p[0]);
   if (leaf == "super") {
     Value v;
     v.kind = Kind::Super;

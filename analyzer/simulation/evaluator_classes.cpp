@@ -361,7 +361,11 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
               return real->second;
           }
     }
-    return Value::unknown("the configuration has no `" + name + "`");
+    if (!is_configuration_mapping(obj) ||
+        (name != "get" && name != "items" && name != "keys" && name != "values" && name != "pop" &&
+         name != "setdefault" && name != "update"))
+      return Value::unknown("the configuration has no `" + name + "`");
+    break;
   }
   case Kind::Namespace:
     return Value::ns(obj.text + "." + name);

@@ -530,7 +530,10 @@ Value Evaluator::binary(const std::string &op, const Value &a, const Value &b) {
   return Value::unknown("operator `" + op + "`");
 }
 
-Value Evaluator::compare(const std::string &op, const Value &a, const Value &b) {
+Value Evaluator::compare(const std::string &op, const Value &a, const Value &right) {
+  const Value &b = (op == "in" || op == "not in") && is_configuration_mapping(right)
+                       ? mapping_as_dict(right)
+                       : right;
   if (op == "is" || op == "is not") {
     if (a.is(Kind::Unknown) || b.is(Kind::Unknown))
       return Value::unknown("identity of an unknown value");

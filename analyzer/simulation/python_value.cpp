@@ -102,6 +102,23 @@ nlohmann::json to_json(const Value &v, bool *complete) {
   }
 }
 
+namespace {
+// The class name from_json gives the objects it makes.
+constexpr const char *kConfigurationMapping = "PretrainedConfig";
+} // namespace
+
+bool is_configuration_mapping(const Value &v) {
+  return v.is(Kind::Object) && v.object && !v.object->class_def &&
+         v.object->class_name == kConfigurationMapping;
+}
+
+Value mapping_as_dict(const Value &v) {
+  ValueDict items;
+  for (const auto &[k, x] : v.object->attrs)
+    items.emplace_back(Value::str(k), x);
+  return Value::dict_of(std::move(items));
+}
+
 // A json value as Python sees it: objects become dicts (kwargs for a config class) or, with
 // `as_objects`, attribute objects (a config passed to a model).
 Value from_json(const nlohmann::json &j, bool as_objects) {
@@ -127,7 +144,7 @@ Value from_json(const nlohmann::json &j, bool as_objects) {
     Value v;
     v.kind = Kind::Object;
     v.object = std::make_shared<ObjectData>();
-    v.object->class_name = "PretrainedConfig";
+    v.object->class_name = kConfigurationMapping;
     for (const auto &[k, e] : j.items())
       v.object->attrs[k] = from_json(e, true);
     return v;

@@ -156,5 +156,11 @@ nlohmann::json to_json(const Value &v, bool *complete);
 // A json value as Python sees it: objects become dicts (kwargs for a config class) or, with
 // `as_objects`, attribute objects (a config passed to a model).
 Value from_json(const nlohmann::json &j, bool as_objects);
+// Whether `v` is a JSON object of the configuration made an attribute object by from_json: a
+// sub-configuration or a dict (`rope_parameters`), which JSON cannot tell apart. It answers as
+// both: attributes, and a dict's methods, membership, iteration and len().
+bool is_configuration_mapping(const Value &v);
+// Such an object as a dict of its attributes (the values shared, not copied).
+Value mapping_as_dict(const Value &v);
 
 } // namespace devlint::simulation

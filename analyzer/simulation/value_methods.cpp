@@ -229,6 +229,17 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
   case Kind::Object:
     if (name == "to_dict")
       return Value::unknown("to_dict()");
+    if (is_configuration_mapping(self)) {
+      // A dict's method on a JSON object of the configuration: run on its attributes, then
+      // keep what the method changed (pop, setdefault, update).
+      Value as_dict = mapping_as_dict(self);
+      Value result = call_method(as_dict, name, std::move(a), frame, call);
+      self.object->attrs.clear();
+      for (const auto &[k, x] : *as_dict.dict)
+        if (k.is(Kind::Str))
+          self.object->attrs[k.text] = x;
+      return result;
+    }
     break;
   default:
     break;
