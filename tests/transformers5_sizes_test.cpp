@@ -79,3 +79,105 @@ TEST(Transformers5Sizes, RopeParametersDefaultType) {
 
 } // namespace
 } // namespace devlint
+
+namespace devlint {
+namespace {
+
+// What getattr answers on a configuration survives as its JSON: a sub-configuration's plain class
+// attributes (`attention_bias = False`, no field) and @property values (another configuration
+// built from `self.to_dict()`), and the root configuration's class members. A model that edits
+// its copy of the configuration (`config.__setattr__(param[4:], val)` over
+// `config.to_dict().items()`) builds from the edited values.
+TEST(Transformers5Sizes, ConfigurationClassMembersToDictAndSetattr) {
+  Built b = build("from huggingface_hub.dataclasses import strict\n"
+                  "from ...configuration_utils import PreTrainedConfig\n\n"
+                  "@strict\n"
+                  "class PartConfig(PreTrainedConfig):\n"
+                  "    model_type = 'part'\n"
+                  "    hidden_size: int = 4\n"
+                  "    depths: list = (1, 2)\n"
+                  "    attention_bias = False\n\n"
+                  "    @property\n"
+                  "    def reversed_config(self):\n"
+                  "        d = self.to_dict()\n"
+                  "        d['depths'] = list(reversed(d['depths']))\n"
+                  "        return PartConfig(**d)\n\n"
+                  "@strict\n"
+                  "class MConfig(PreTrainedConfig):\n"
+                  "    hidden_size: int = 8\n"
+                  "    t2u_hidden_size: int = 2\n"
+                  "    part_config: dict | None = None\n"
+                  "    mlp_bias = True\n\n"
+                  "    def __post_init__(self, **kwargs):\n"
+                  "        self.part_config = PartConfig()\n"
+                  "        super().__post_init__(**kwargs)\n",
+                  "import copy\n"
+                  "from torch import nn\n"
+                  "from ...modeling_utils import PreTrainedModel\n\n"
+                  "class MModel(PreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        part = config.part_config\n"
+                  "        self.a = nn.Linear(part.hidden_size, part.reversed_config.depths[0],\n"
+                  "                           bias=part.attention_bias)\n"
+                  "        self.b = nn.Linear(2, 2, bias=config.mlp_bias)\n"
+                  "        config = copy.deepcopy(config)\n"
+                  "        for param, val in config.to_dict().items():\n"
+                  "            if param.startswith('t2u_'):\n"
+                  "                config.__setattr__(param[4:], val)\n"
+                  "        self.c = nn.Linear(config.hidden_size, 1, bias=False)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  // a: 4x2 without bias (depths reversed: 2); b: 2x2 + 2; c: 2x1 (hidden_size from t2u_).
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (8 + 6 + 2) * 4);
+}
+
+// torch.nn's recurrent layers hold per-layer, per-direction weights (LSTM: four gates); a
+// torch.nn layer devlint has no shapes for, and `**kwargs` of an unknown value, are listed as not
+// evaluated, never a silent 0 bytes or a call without its keywords.
+TEST(Transformers5Sizes, RecurrentLayersAndUnsizedLayersAreNeverSilent) {
+  Built b = build(kRopeConfig,
+                  "from torch import nn\n"
+                  "from ...modeling_utils import PreTrainedModel\n\n"
+                  "class MModel(PreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        self.lstm = nn.LSTM(input_size=3, hidden_size=2, num_layers=2,\n"
+                  "                            bidirectional=True)\n"
+                  "        self.gru = nn.GRUCell(3, 2, bias=False)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  std::map<std::string, int64_t> tensors;
+  for (const NamedTensor &t : named_tensors(b.tree, false))
+    tensors[t.name] = t.tensor->numel.value_or(-1);
+  EXPECT_EQ(tensors["lstm.weight_ih_l0"], 8 * 3);
+  EXPECT_EQ(tensors["lstm.weight_ih_l1_reverse"], 8 * 4); // both directions' outputs
+  EXPECT_EQ(tensors["lstm.bias_hh_l1"], 8);
+  EXPECT_EQ(tensors["gru.weight_hh"], 6 * 2);
+  EXPECT_EQ(tensors.count("gru.bias_ih"), 0u);
+  // LSTM: 2 directions x (24 + 16 + 8 + 8) + 2 x (32 + 16 + 8 + 8); GRUCell 18 + 12.
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (112 + 128 + 30) * 4);
+
+  Built unsized = build(kRopeConfig,
+                        "from torch import nn\n"
+                        "from ...modeling_utils import PreTrainedModel\n\n"
+                        "class MModel(PreTrainedModel):\n"
+                        "    def __init__(self, config):\n"
+                        "        super().__init__(config)\n"
+                        "        self.t = nn.TransformerEncoderLayer(8, 2)\n"
+                        "        self.k = nn.Linear(2, 2, **config.missing)\n",
+                        "MConfig", "MModel");
+  ASSERT_NE(unsized.tree.root, nullptr);
+  ASSERT_EQ(unsized.tree.unknowns.size(), 2u);
+  EXPECT_NE(unsized.tree.unknowns[0].what.find("torch.nn.TransformerEncoderLayer is a layer"),
+            std::string::npos)
+      << unsized.tree.unknowns[0].what;
+  EXPECT_NE(unsized.tree.unknowns[1].what.find("keyword arguments `config.missing`"),
+            std::string::npos)
+      << unsized.tree.unknowns[1].what;
+}
+
+} // namespace
+} // namespace devlint

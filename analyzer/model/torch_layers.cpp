@@ -13,6 +13,14 @@ std::optional<int64_t> mul(std::optional<int64_t> a, std::optional<int64_t> b) {
   return element_product(a, b);
 }
 
+// `argument `k``, and why the evaluator does not know it where it says.
+std::string argument_text(std::string_view keyword, const Arg &a) {
+  std::string text = "argument `" + std::string(keyword) + "`";
+  if (a.kind == Kind::Unknown && !a.why.empty())
+    text += " (" + a.why + ")";
+  return text;
+}
+
 struct ShapeBuilder {
   const std::function<Arg(size_t, std::string_view)> &arg;
   LayerShape out;
@@ -25,7 +33,7 @@ struct ShapeBuilder {
     if (a.kind == Kind::Missing && fallback)
       return fallback;
     if (out.unknown.empty())
-      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+      out.unknown = argument_text(keyword, a);
     return std::nullopt;
   }
   // A flag: unknown flags default to true, and say so.
@@ -38,7 +46,7 @@ struct ShapeBuilder {
     if (a.kind == Kind::None)
       return false;
     if (out.unknown.empty())
-      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+      out.unknown = argument_text(keyword, a);
     return fallback;
   }
   // int or tuple of ints (kernel sizes), as a product over `dims` dimensions.
@@ -57,7 +65,7 @@ struct ShapeBuilder {
       return p;
     }
     if (out.unknown.empty())
-      out.unknown = std::string("argument `") + std::string(keyword) + "`";
+      out.unknown = argument_text(keyword, a);
     return std::nullopt;
   }
   // normalized_shape: an int or a list of ints.
@@ -92,6 +100,40 @@ std::optional<int64_t> element_sum(std::optional<int64_t> a, std::optional<int64
     return std::nullopt;
   return element_count(out);
 }
+
+// torch.nn.RNNBase's parameters (RNN, LSTM, GRU: `gates` is 1, 4 or 3): per layer and direction
+// weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, and weight_hr_l{k} with
+// proj_size (LSTM), `_reverse` for the second direction; a layer after the first takes the
+// previous one's output (proj_size or hidden_size, times the directions).
+namespace {
+void add_recurrent_layers(ShapeBuilder &b, int64_t gates) {
+  auto in = b.integer(0, "input_size"), h = b.integer(1, "hidden_size");
+  auto layers = b.integer(2, "num_layers", 1);
+  bool bias = b.flag(3, "bias", true);
+  int64_t directions = b.flag(6, "bidirectional", false) ? 2 : 1;
+  auto proj = b.integer(7, "proj_size", 0);
+  if (!layers || *layers < 0 || *layers > 4096 || !proj) {
+    if (b.out.unknown.empty())
+      b.out.unknown = "argument `num_layers`";
+    return;
+  }
+  auto gate_rows = mul(gates, h);
+  auto real_hidden = *proj > 0 ? proj : h;
+  for (int64_t layer = 0; layer < *layers; ++layer)
+    for (int64_t direction = 0; direction < directions; ++direction) {
+      std::string suffix = "_l" + std::to_string(layer) + (direction ? "_reverse" : "");
+      auto layer_input = layer == 0 ? in : mul(real_hidden, directions);
+      b.add("weight_ih" + suffix, mul(gate_rows, layer_input));
+      b.add("weight_hh" + suffix, mul(gate_rows, real_hidden));
+      if (bias) {
+        b.add("bias_ih" + suffix, gate_rows);
+        b.add("bias_hh" + suffix, gate_rows);
+      }
+      if (*proj > 0)
+        b.add("weight_hr" + suffix, mul(*proj, h));
+    }
+}
+} // namespace
 
 bool is_parameterless_layer(std::string_view leaf) {
   // Loss modules hold no parameters either; AdaptiveLogSoftmaxWithLoss is the one torch.nn class
@@ -198,6 +240,18 @@ LayerShape torch_layer_shape(std::string_view leaf,
     if (bias_kv) {
       b.add("bias_k", e);
       b.add("bias_v", e);
+    }
+  } else if (leaf == "RNN" || leaf == "LSTM" || leaf == "GRU") {
+    add_recurrent_layers(b, leaf == "LSTM" ? 4 : leaf == "GRU" ? 3 : 1);
+  } else if (leaf == "RNNCell" || leaf == "LSTMCell" || leaf == "GRUCell") {
+    // torch.nn.RNNCellBase: weight_ih, weight_hh, then bias_ih, bias_hh.
+    auto in = b.integer(0, "input_size"), h = b.integer(1, "hidden_size");
+    auto gates = mul(int64_t{leaf == "LSTMCell" ? 4 : leaf == "GRUCell" ? 3 : 1}, h);
+    b.add("weight_ih", mul(gates, in));
+    b.add("weight_hh", mul(gates, h));
+    if (b.flag(2, "bias", true)) {
+      b.add("bias_ih", gates);
+      b.add("bias_hh", gates);
     }
   } else if (leaf == "PReLU") {
     b.add("weight", b.integer(0, "num_parameters", 1));

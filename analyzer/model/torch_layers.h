@@ -18,6 +18,8 @@ struct LayerArgument {
   int64_t integer = 0;
   double real = 0;
   std::vector<int64_t> ints;
+  // Why an Unknown argument is unknown (the evaluator's reason), for the message.
+  std::string why = {};
 };
 
 struct LayerTensor {

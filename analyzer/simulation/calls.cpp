@@ -20,10 +20,16 @@ Arguments Evaluator::eval_arguments(const Expr *call, Frame &frame) {
   for (const Keyword &k : call->keywords) {
     Value v = eval(k.value, frame);
     if (k.name.empty()) { // **kwargs
-      if (v.is(Kind::Dict))
+      if (is_configuration_mapping(v))
+        v = mapping_as_dict(v);
+      if (v.is(Kind::Dict)) {
         for (const auto &[key, x] : *v.dict)
           if (key.is(Kind::Str))
             a.keywords.emplace_back(key.text, x);
+      } else if (!v.is(Kind::None)) {
+        // The call would run with keywords devlint does not know: never silently without them.
+        report_unknown_value(frame, k.value, v, "keyword arguments");
+      }
       continue;
     }
     a.keywords.emplace_back(std::string(k.name), v);
@@ -382,6 +388,11 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     Value m = builtin_module(leaf, a.positional, a.keywords, frame, call);
     if (!m.is(Kind::Unknown))
       return m;
+    // A torch.nn layer devlint has no shapes for may hold parameters: never a silent 0 bytes.
+    if ((name == "nn." + std::string(leaf) || name == "torch.nn." + std::string(leaf)) && call)
+      report(frame, call->range,
+             "`" + text_of(frame.file, call->range) + "`: torch.nn." + std::string(leaf) +
+                 " is a layer devlint cannot size");
     return Value::unknown("class `" + std::string(name) + "` is not in the package");
   }
   return Value::unknown("`" + std::string(name) + "(...)`");

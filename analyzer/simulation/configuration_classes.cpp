@@ -160,6 +160,67 @@ void Evaluator::dataclass_init(const ClassRef &cls, const ClassRef &owner, const
     standardize_rope_parameters(cls, attrs, rest);
 }
 
+namespace {
+// A value JSON holds as it is: None, a bool, a number, a string, or a list of those.
+bool plain_value(const Value &v, int depth = 0) {
+  if (v.is(Kind::List))
+    return depth < 4 && std::all_of(v.list->begin(), v.list->end(),
+                                    [&](const Value &x) { return plain_value(x, depth + 1); });
+  return v.is(Kind::None) || v.is(Kind::Bool) || v.is(Kind::Int) || v.is(Kind::Float) ||
+         v.is(Kind::Str);
+}
+} // namespace
+
+void Evaluator::keep_configuration_attributes(const Value &object, int depth) {
+  if (depth > 8 || !object.is(Kind::Object) || !object.object->class_def)
+    return;
+
+  std::optional<ClassRef> most_derived = find_class(object.object->class_def->name);
+  std::map<std::string, Value> &attrs = object.object->attrs;
+  std::optional<ClassRef> cls = most_derived;
+  for (int guard = 0; cls && guard < 16; ++guard) {
+    // `attention_bias = False` in a @strict class's body is no field, yet the model reads it.
+    // The root configuration keeps its class (build_module_tree): its class attributes stay
+    // class attributes, as config.values shows the instance's own.
+    for (const Stmt *st : cls->def->body) {
+      if (depth == 0 || st->kind != StmtKind::Assign || st->targets.size() != 1 ||
+          st->targets[0]->kind != ExprKind::Name)
+        continue;
+      std::string name(st->targets[0]->text);
+      if (attrs.count(name))
+        continue;
+      Value v = class_attribute(*most_derived, name);
+      if (plain_value(v))
+        attrs[name] = v;
+    }
+    // RecurrentGemma's `layers_block_type`, computed from `block_types`.
+    for (const FunctionDef *m : cls->def->methods) {
+      std::string property(m->name);
+      if (!m->is_property || attrs.count(property))
+        continue;
+      Value v = attribute(object, property);
+      if (!v.is(Kind::Unknown))
+        attrs[property] = v;
+    }
+    std::optional<ClassRef> base;
+    for (auto &[b, dotted] : bases_of(*cls))
+      if (b) {
+        base = b;
+        break;
+      }
+    cls = base;
+  }
+  if (most_derived) {
+    Value map = class_attribute(*most_derived, "attribute_map");
+    if (map.is(Kind::Dict))
+      for (const auto &[alias, real] : *map.dict)
+        if (alias.is(Kind::Str) && real.is(Kind::Str) && attrs.count(real.text))
+          attrs[alias.text] = attrs[real.text];
+  }
+  for (auto &[name, v] : attrs)
+    keep_configuration_attributes(v, depth + 1);
+}
+
 // What transformers 5's PreTrainedConfig.__post_init__ makes of a `rope_parameters` field
 // (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict, standardize_rope_params): a dict
 // (`rope_scaling` if given, else the field, else {}) holding `rope_theta` and `rope_type`

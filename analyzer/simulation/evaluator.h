@@ -94,6 +94,10 @@ public:
   ModuleNode *instantiate_root(const ClassRef &cls, const Value &config);
 
   Value build_config(const ClassRef &cls, const Value &kwargs_dict);
+  // Makes attributes of what getattr answers on a configuration object beyond its instance
+  // attributes, so that they survive as the configuration's JSON: its class's plain class
+  // attributes, attribute_map aliases and @property values, in its sub-configurations too.
+  void keep_configuration_attributes(const Value &object, int depth = 0);
 
   Value global_value(const SyntaxFile *file, const std::string &name);
   Value call_with(const Value &fn, std::vector<std::pair<std::string, Value>> kwargs);

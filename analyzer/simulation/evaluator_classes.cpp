@@ -361,9 +361,11 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
               return real->second;
           }
     }
-    if (!is_configuration_mapping(obj) ||
-        (name != "get" && name != "items" && name != "keys" && name != "values" && name != "pop" &&
-         name != "setdefault" && name != "update"))
+    // PretrainedConfig.to_dict(); a dict's methods on a JSON object (is_configuration_mapping).
+    if (name != "to_dict" && name != "__setattr__" &&
+        (!is_configuration_mapping(obj) ||
+         (name != "get" && name != "items" && name != "keys" && name != "values" && name != "pop" &&
+          name != "setdefault" && name != "update")))
       return Value::unknown("the configuration has no `" + name + "`");
     break;
   }

@@ -322,12 +322,12 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
   if (v.is(Kind::Module) && index.is(Kind::Str))
     if (ModuleNode *c = v.module->child(index.text))
       return Value::module_value(c);
-  if (v.is(Kind::List) && e->operands[1]->kind == ExprKind::Slice) {
-    // a[:k], a[k:], a[i:j]
+  if ((v.is(Kind::List) || v.is(Kind::Str)) && e->operands[1]->kind == ExprKind::Slice) {
+    // a[:k], a[k:], a[i:j], of a list or a string (`param[4:]`)
     const Expr *slice = e->operands[1];
     std::string text = text_of(frame.file, slice->range);
     size_t colon = text.find(':');
-    int64_t n = static_cast<int64_t>(v.list->size());
+    int64_t n = static_cast<int64_t>(v.is(Kind::Str) ? v.text.size() : v.list->size());
     auto bound = [&](std::string s, int64_t fallback) -> std::optional<int64_t> {
       if (s.find_first_not_of(' ') == std::string::npos)
         return fallback;
@@ -338,6 +338,12 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
     };
     if (colon != std::string::npos && text.find(':', colon + 1) == std::string::npos) {
       auto lo = bound(text.substr(0, colon), 0), hi = bound(text.substr(colon + 1), n);
+      if (lo && hi && v.is(Kind::Str)) {
+        int64_t from = std::max<int64_t>(0, *lo), to = std::min(*hi, n);
+        return Value::str(
+            from < to ? v.text.substr(static_cast<size_t>(from), static_cast<size_t>(to - from))
+                      : "");
+      }
       if (lo && hi) {
         ValueList out;
         for (int64_t i = std::max<int64_t>(0, *lo); i < std::min(*hi, n); ++i)

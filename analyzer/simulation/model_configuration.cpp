@@ -147,30 +147,8 @@ ModelConfig build_model_config(const Package &package,
             object.object->attrs[k] = from_json(v, false);
       add_pretrained_config_defaults(object.object->attrs,
                                      Evaluator::is_dataclass_config(by_name[chosen]));
-      Value map =
-          evaluator.class_attribute(ClassRef{by_name[chosen], file_of[chosen]}, "attribute_map");
-      if (map.is(Kind::Dict))
-        for (const auto &[alias, real] : *map.dict)
-          if (alias.is(Kind::Str) && real.is(Kind::Str) && object.object->attrs.count(real.text))
-            object.object->attrs[alias.text] = object.object->attrs[real.text];
-      // A configuration's @property values (RecurrentGemma's `layers_block_type`, computed from
-      // `block_types`): the model reads them as attributes of the configuration it is given.
-      std::optional<ClassRef> cls = ClassRef{by_name[chosen], file_of[chosen]};
-      for (int depth = 0; cls && depth < 16; ++depth) {
-        for (const FunctionDef *m : cls->def->methods) {
-          std::string property(m->name);
-          if (!m->is_property || object.object->attrs.count(property))
-            continue;
-          Value v = evaluator.attribute(object, property);
-          if (!v.is(Kind::Unknown))
-            object.object->attrs[property] = v;
-        }
-        std::optional<ClassRef> base;
-        for (const Expr *b : cls->def->bases)
-          if (b->kind == ExprKind::Name && by_name.count(std::string(b->text)))
-            base = ClassRef{by_name[std::string(b->text)], file_of[std::string(b->text)]};
-        cls = base;
-      }
+      // The model reads them as attributes of the configuration it is given.
+      evaluator.keep_configuration_attributes(object);
       bool complete = true;
       config.values = to_json(object, &complete);
       for (const auto &[k, v] : object.object->attrs)

@@ -68,8 +68,12 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
     return tree;
   Value config_value = from_json(config.values, true);
   if (config_value.is(Kind::Object)) {
-    // Attribute aliases already resolved into values; the object still answers getattr.
+    // Attribute aliases already resolved into values; the object still answers getattr, with
+    // its class's members too (`attention_bias = False` in a @strict class's body, methods).
     config_value.object->class_name = "config";
+    if (std::optional<simulation::ClassRef> config_class = evaluator.find_class(config.class_name);
+        config_class && !config.class_name.empty())
+      config_value.object->class_def = config_class->def;
   }
   tree.root = evaluator.instantiate_root(*cls, config_value);
   if (!tree.root)

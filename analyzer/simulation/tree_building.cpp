@@ -54,6 +54,7 @@ Evaluator::layer_args(const std::vector<Value> &args,
     }
     case Kind::Unknown:
       a.kind = LayerArgument::Kind::Unknown;
+      a.why = v->text;
       break;
     default:
       a.kind = LayerArgument::Kind::Other;

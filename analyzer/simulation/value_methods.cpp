@@ -227,8 +227,29 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
     break;
   }
   case Kind::Object:
-    if (name == "to_dict")
-      return Value::unknown("to_dict()");
+    if (name == "__setattr__" && p.size() == 2) {
+      if (!p[0].is(Kind::Str)) {
+        // Which attribute changes is unknown: the configuration is, from here on.
+        if (call && call->operands.size() > 1)
+          report_unknown_value(frame, call->operands[1], p[0], "attribute name");
+        return Value::none();
+      }
+      self.object->attrs[p[0].text] = p[1];
+      return Value::none();
+    }
+    if (name == "to_dict" && p.empty()) {
+      // PretrainedConfig.to_dict(): its attributes (a copy), sub-configurations as dicts, and
+      // its class's model_type.
+      Value out = mapping_as_dict(copied(self, true, 0));
+      for (auto &[k, v] : *out.dict)
+        if (is_configuration_mapping(v) || v.is(Kind::Object))
+          v = call_method(v, "to_dict", {}, frame, call);
+      if (self.object->class_def)
+        if (std::optional<ClassRef> cls = find_class(self.object->class_def->name))
+          if (Value type = class_attribute(*cls, "model_type"); type.is(Kind::Str))
+            dict_set(out, Value::str("model_type"), type);
+      return out;
+    }
     if (is_configuration_mapping(self)) {
       // A dict's method on a JSON object of the configuration: run on its attributes, then
       // keep what the method changed (pop, setdefault, update).
