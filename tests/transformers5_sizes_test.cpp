@@ -179,5 +179,40 @@ TEST(Transformers5Sizes, RecurrentLayersAndUnsizedLayersAreNeverSilent) {
       << unsized.tree.unknowns[1].what;
 }
 
+// `[x.item() for x in torch.linspace(0, rate, n)]` holds n values; `DropPath(p) if p > 0 else
+// nn.Identity()` with p unknown builds no parameters either way, so the size is certain; where
+// the alternatives differ in size the condition stays listed.
+TEST(Transformers5Sizes, LinspaceElementsAndConditionsBetweenEqualAlternatives) {
+  const char *model = "import torch\n"
+                      "from torch import nn\n"
+                      "from ...modeling_utils import PreTrainedModel\n\n"
+                      "class DropPath(nn.Module):\n"
+                      "    def __init__(self, p):\n"
+                      "        super().__init__()\n"
+                      "        self.p = p\n\n"
+                      "class MModel(PreTrainedModel):\n"
+                      "    def __init__(self, config):\n"
+                      "        super().__init__(config)\n"
+                      "        rates = [x.item() for x in torch.linspace(0, 0.1, 3)]\n"
+                      "        self.blocks = nn.ModuleList(\n"
+                      "            [DropPath(r) if r > 0 else nn.Identity() for r in rates])\n"
+                      "        self.proj = nn.Linear(2, 2) if rates[1] > 0 else %s\n";
+  std::string equal = model;
+  equal.replace(equal.find("%s"), 2, "nn.Linear(2, 2)");
+  Built b = build(kRopeConfig, equal, "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  EXPECT_EQ(b.tree.root->child("blocks")->children.size(), 3u);
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], 6 * 4);
+
+  std::string different = model;
+  different.replace(different.find("%s"), 2, "nn.Identity()");
+  Built d = build(kRopeConfig, different, "MConfig", "MModel");
+  ASSERT_NE(d.tree.root, nullptr);
+  ASSERT_EQ(d.tree.unknowns.size(), 1u);
+  EXPECT_NE(d.tree.unknowns[0].what.find("condition `rates[1] > 0`"), std::string::npos)
+      << d.tree.unknowns[0].what;
+}
+
 } // namespace
 } // namespace devlint

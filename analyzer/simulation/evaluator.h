@@ -255,6 +255,8 @@ private:
   // ---- calls ----
 
   Arguments eval_arguments(const Expr *call, Frame &frame);
+  // Whether two built modules hold the same tensors (names, element counts, element sizes).
+  static bool same_tensors(const ModuleNode &a, const ModuleNode &b);
 
   static const Value *keyword_or(const Arguments &a, std::string_view name, size_t position);
 

@@ -210,6 +210,15 @@ Value Evaluator::eval(const Expr *e, Frame &frame) {
   case ExprKind::Conditional: {
     // tree-sitter order: value if condition else other
     auto t = truthy(eval(e->operands[1], frame));
+    if (!t && tree_) {
+      // `DropPath(p) if p > 0 else nn.Identity()`: whichever is built, the model's size is the
+      // same when both alternatives build modules of identical tensors and report nothing.
+      size_t reported = tree_->unknowns.size();
+      Value taken = eval(e->operands[0], frame), other = eval(e->operands[2], frame);
+      if (tree_->unknowns.size() == reported && taken.is(Kind::Module) && other.is(Kind::Module) &&
+          same_tensors(*taken.module, *other.module))
+        return taken;
+    }
     if (!t) {
       Value cond = eval(e->operands[1], frame);
       report_unknown_value(frame, e->operands[1], cond, "condition");
@@ -226,9 +235,38 @@ Value Evaluator::eval(const Expr *e, Frame &frame) {
   }
 }
 
+namespace {
+// Every tensor of a module and its children, by name, with what it takes: nullopt when any
+// size is unknown.
+std::optional<std::map<std::string, std::pair<int64_t, int>>>
+tensor_sizes(const ModuleNode &node, const std::string &prefix = "", int depth = 0) {
+  std::map<std::string, std::pair<int64_t, int>> out;
+  if (depth > 64)
+    return std::nullopt;
+  for (const auto *list : {&node.parameters, &node.buffers})
+    for (const TreeTensor &t : *list) {
+      if (!t.numel)
+        return std::nullopt;
+      out[prefix + t.name] = {*t.numel, t.element_bytes};
+    }
+  for (const auto &[name, child] : node.children) {
+    auto inner = tensor_sizes(*child, prefix + name + ".", depth + 1);
+    if (!inner)
+      return std::nullopt;
+    out.insert(inner->begin(), inner->end());
+  }
+  return out;
+}
+} // namespace
+
+bool Evaluator::same_tensors(const ModuleNode &a, const ModuleNode &b) {
+  auto sizes_a = tensor_sizes(a), sizes_b = tensor_sizes(b);
+  return sizes_a && sizes_b && *sizes_a == *sizes_b;
+}
+
 Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
   const Expr *element = e->operands[0];
-  Value iterated = eval(e->operands[1], frame);
+  Value iterated = iteration_items(eval(e->operands[1], frame), kMaxLoop);
   const Expr *target = e->operands[2];
   if (!iterated.is(Kind::List)) {
     report_unknown_value(frame, e->operands[1], iterated, "loop over");

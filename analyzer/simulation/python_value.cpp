@@ -119,6 +119,21 @@ Value mapping_as_dict(const Value &v) {
   return Value::dict_of(std::move(items));
 }
 
+Value iteration_items(const Value &v, size_t max_items) {
+  const Value &container = is_configuration_mapping(v) ? mapping_as_dict(v) : v;
+  if (container.is(Kind::Dict)) {
+    ValueList keys;
+    for (const auto &[k, x] : *container.dict)
+      keys.push_back(k);
+    return Value::list_of(std::move(keys));
+  }
+  if (container.is(Kind::Tensor) && container.dims.size() == 1 && container.dims[0] >= 0 &&
+      static_cast<size_t>(container.dims[0]) <= max_items)
+    return Value::list_of(ValueList(static_cast<size_t>(container.dims[0]),
+                                    Value::unknown("an element of a tensor")));
+  return container;
+}
+
 // A json value as Python sees it: objects become dicts (kwargs for a config class) or, with
 // `as_objects`, attribute objects (a config passed to a model).
 Value from_json(const nlohmann::json &j, bool as_objects) {

@@ -162,5 +162,9 @@ Value from_json(const nlohmann::json &j, bool as_objects);
 bool is_configuration_mapping(const Value &v);
 // Such an object as a dict of its attributes (the values shared, not copied).
 Value mapping_as_dict(const Value &v);
+// What a `for` loop walks: a list as it is; a dict's (or such an object's) keys; a 1-D tensor of
+// known length, as that many unknown elements (`[x.item() for x in torch.linspace(0, r, n)]`);
+// anything else unchanged.
+Value iteration_items(const Value &v, size_t max_items);
 
 } // namespace devlint::simulation

@@ -132,8 +132,7 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
   }
   case StmtKind::For: {
     Value iterable = eval(s->value, frame);
-    if (is_configuration_mapping(iterable))
-      iterable = mapping_as_dict(iterable);
+    iterable = iteration_items(iterable, kMaxLoop);
     if (iterable.is(Kind::Module)) {
       ValueList children;
       for (const auto &[n, c] : iterable.module->children)
