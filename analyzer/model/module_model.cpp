@@ -101,39 +101,47 @@ std::string_view module_stem(std::string_view path) {
                                                                   : name;
 }
 
-const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *file) const {
-  auto own = classes_of_file.find(file);
-  if (own != classes_of_file.end())
+namespace {
+
+// What `name` means in `file`, as Python resolves a module-level name: the file's own
+// definition, else the one it imports relatively from a sibling module (`from .visual import
+// VisionBlock`), else null (the caller falls back to the package's first).
+template <typename Definition>
+const Definition *defined_in_file(
+    std::string_view name, const SyntaxFile *file,
+    const std::unordered_map<const SyntaxFile *, std::unordered_map<std::string_view, Definition *>>
+        &of_file,
+    const std::unordered_map<
+        std::string_view, const std::unordered_map<std::string_view, Definition *> *> &of_module) {
+  auto own = of_file.find(file);
+  if (own != of_file.end())
     if (auto it = own->second.find(name); it != own->second.end())
       return it->second;
-  if (file)
-    for (const ImportedName &imported : file->imports) {
-      std::string_view module = imported.module;
-      if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
-        continue;
-      std::string_view stem = module.substr(1, module.find('.', 1) - 1);
-      if (auto other = classes_of_module.find(stem); other != classes_of_module.end())
-        if (auto it = other->second->find(imported.name); it != other->second->end())
-          return it->second;
-    }
+  if (!file)
+    return nullptr;
+  for (const ImportedName &imported : file->imports) {
+    std::string_view module = imported.module;
+    if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
+      continue;
+    std::string_view stem = module.substr(1, module.find('.', 1) - 1);
+    if (auto other = of_module.find(stem); other != of_module.end())
+      if (auto it = other->second->find(imported.name); it != other->second->end())
+        return it->second;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *file) const {
+  if (const ModuleClass *own = defined_in_file(name, file, classes_of_file, classes_of_module))
+    return own;
   return find_class(name);
 }
 
 const FunctionDef *Package::find_function(std::string_view name, const SyntaxFile *file) const {
-  auto own = functions_of_file.find(file);
-  if (own != functions_of_file.end())
-    if (auto it = own->second.find(name); it != own->second.end())
-      return it->second;
-  if (file)
-    for (const ImportedName &imported : file->imports) {
-      std::string_view module = imported.module;
-      if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
-        continue;
-      std::string_view stem = module.substr(1, module.find('.', 1) - 1);
-      if (auto other = functions_of_module.find(stem); other != functions_of_module.end())
-        if (auto it = other->second->find(imported.name); it != other->second->end())
-          return it->second;
-    }
+  if (const FunctionDef *own = defined_in_file(name, file, functions_of_file, functions_of_module))
+    return own;
   return find_function(name);
 }
 
