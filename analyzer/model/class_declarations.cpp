@@ -338,9 +338,17 @@ void PackageBuilder::resolve_children() {
   for (size_t round = 0; round < 4; ++round)
     for (auto &cls : pkg_.classes)
       for (ChildDecl &c : cls->children)
-        if (c.resolved && !c.is_loss)
+        if (c.resolved && c.is_loss && c.resolved->has_parameters()) {
+          // A loss module of the package that holds a parameter or a buffer (class weights
+          // registered in its __init__) has a place in the map, and its hook moves every
+          // argument to its device, as a layer's does: calling it is a module call, not a loss
+          // site (docs/DEVICE_MODEL.md, "Map entries").
+          c.is_loss = false;
+          c.has_parameters = true;
+        } else if (c.resolved && !c.is_loss) {
           c.has_parameters = c.resolved->has_parameters() &&
                              !(c.affine_off && holds_only_norm_weights(*c.resolved));
+        }
 }
 
 } // namespace devlint
