@@ -30,9 +30,10 @@ struct Value {
   OriginSet origins;
   std::shared_ptr<std::vector<Value>> elements; // Tuple with known elements
   std::string_view path;                        // Module / ModuleItem
-  const ModuleClass *module_class = nullptr;    // Module: class of path when known
-  const ChildDecl *child = nullptr;             // Module: declaration of the last segment
-  std::string_view text;                        // Str
+  const ModuleClass *module_class =
+      nullptr; // Module: class of path; ModuleItem: the elements' class, when known
+  const ChildDecl *child = nullptr; // Module: declaration of the last segment
+  std::string_view text;            // Str
   // ModuleItem: the innermost loop running where the element was picked (`for layer in
   // self.layers`, `self.layers[i]` inside a loop, or in a helper a loop calls); null when picked
   // outside every loop (`prior = self.priors[level]`), so the same module on every later pass.

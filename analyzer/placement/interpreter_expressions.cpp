@@ -77,6 +77,7 @@ Value Interpreter::element_of(const Expr *iterable) {
       item.kind = Value::Kind::ModuleItem;
       item.picked_in_loop = picking_loop();
       item.path = v.path;
+      item.module_class = v.child->resolved; // the elements' class, when one class builds them
       return item;
     }
     return Value::neutral();
@@ -609,6 +610,7 @@ Value Interpreter::eval_subscript(const Expr *e) {
     item.kind = Value::Kind::ModuleItem;
     item.picked_in_loop = picking_loop();
     item.path = base.path;
+    item.module_class = base.child ? base.child->resolved : nullptr;
     return item;
   }
   case Value::Kind::Tuple: {

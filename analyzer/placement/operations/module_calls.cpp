@@ -20,7 +20,9 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   // The first argument of a layer, a norm or a projection is its input tensor.
   if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
     note_tensor(args.positional[0]);
-  if (callee.kind == Value::Kind::Module) {
+  // A ModuleList element's forward gets the tensors handed to it as a single child's does.
+  if (callee.kind == Value::Kind::Module ||
+      (callee.kind == Value::Kind::ModuleItem && callee.module_class)) {
     const ModuleClass *cls = callee.module_class;
     if (cpu_probe_)
       probe_module_call(callee, cls, call, args);
