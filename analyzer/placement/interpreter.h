@@ -86,6 +86,11 @@ private:
   std::unordered_map<const FunctionDef *, const SyntaxFile *> file_of_;
   std::deque<Origin> origins_;
   std::deque<std::string> strings_;
+  // The modules patched forwards run on (installed_methods.h): a class of unknown children, its
+  // only method the installed function, never split.
+  std::deque<ClassDef> installed_defs_;
+  std::deque<ModuleClass> installed_units_;
+  ModelScope installed_scope_;
   std::vector<const FunctionDef *> call_stack_;
   Frame *frame_ = nullptr;
   // Bounds on the work per entry (statements executed, inlined ones included): beyond them the

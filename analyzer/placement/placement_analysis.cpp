@@ -10,6 +10,7 @@
 
 #include "model/torch_catalog.h"
 #include "model/transformers_summary.h"
+#include "placement/installed_methods.h"
 #include "placement/interpreter.h"
 
 namespace devlint {
@@ -347,8 +348,27 @@ void Interpreter::run() {
     }
   }
   for (const SyntaxFile *file : pkg_.files) {
-    for (const FunctionDef *f : file->functions)
-      analyze_entry(f, nullptr);
+    auto installed = installed_methods(*file);
+    for (const FunctionDef *f : file->functions) {
+      auto bound = installed.find(f);
+      if (bound == installed.end()) {
+        analyze_entry(f, nullptr);
+        continue;
+      }
+      // A patched forward runs as the method of the module it is bound to: `self.q_proj(x)` is
+      // that module's submodule, a tensor it makes without `device=` is on the CPU.
+      ClassDef &def = installed_defs_.emplace_back();
+      def.name = bound->second;
+      def.range = f->range;
+      def.methods.push_back(const_cast<FunctionDef *>(f));
+      ModuleClass &unit = installed_units_.emplace_back();
+      unit.name = bound->second;
+      unit.def = &def;
+      unit.file = file;
+      unit.is_module = true;
+      unit.scope = &installed_scope_;
+      analyze_entry(f, &unit);
+    }
     analyze_script(file);
   }
 }
