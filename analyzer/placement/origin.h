@@ -27,6 +27,8 @@ enum class OriginFact : uint16_t {
                             // analysis knows (a model) moved there: calling it runs a model
   Vector = 1u << 11,        // Fresh: made 1-D on the CPU (`torch.zeros((n,))`, `torch.arange`,
                             // `torch.tensor([a, b])`); an int reads a 0-dim element of it
+  Distribution = 1u << 12,  // Fresh: a torch.distributions object built from Python numbers,
+                            // its parameters 0-dim CPU tensors
 };
 
 struct Origin {

@@ -2,6 +2,7 @@
 // indexing, matmul and elementwise methods (sites), and methods that return no tensor.
 #include "placement/interpreter.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
@@ -70,6 +71,13 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
   }
   if (method == "cpu")
     return tensor(make_origin(OriginKind::Fresh, "cpu", call->range));
+  // `Normal(0, 1).icdf(x)`: a distribution of Python numbers holds 0-dim CPU parameters, which
+  // mix with `x` on any device; the result is where `x` is. Sampling makes new CPU values.
+  if ((method == "icdf" || method == "cdf" || method == "log_prob") && !args.positional.empty() &&
+      !receiver.origins.empty() &&
+      std::all_of(receiver.origins.begin(), receiver.origins.end(),
+                  [](const Origin *o) { return o->has(OriginFact::Distribution); }))
+    return args.positional[0];
   if (torch_catalog::is_non_tensor_method(method))
     return Value::neutral();
   if (is_full_reduction(method) && !has_dim_argument(call, 1) && all_on_cpu(receiver))

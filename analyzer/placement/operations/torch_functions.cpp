@@ -135,7 +135,9 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
     Value parameters = first_tensor(args);
     if (parameters.has_origins())
       return parameters;
-    return tensor(make_origin(OriginKind::Fresh, intern(dotted), call->range));
+    const Origin *made = make_origin(OriginKind::Fresh, intern(dotted), call->range);
+    const_cast<Origin *>(made)->set(OriginFact::Distribution);
+    return tensor(made);
   }
   bool constructor = torch_catalog::is_tensor_constructor(leaf);
   bool sampling = torch_catalog::is_random_sampling(leaf);
