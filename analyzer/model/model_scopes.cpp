@@ -54,6 +54,22 @@ struct FileGroups {
   void join(size_t a, size_t b) { parent[root(a)] = root(b); }
 };
 
+// Whether a class of `file` holds `model` as a child (`self.text_model = TextModel(config)`, a
+// factory's `TextModel._from_config(...)`): then the two files are one model. A model imported
+// only to be subclassed, converted from (`from_unet2d(cls, unet: UNet2DConditionModel)`) or
+// checked with isinstance is another model, whose own `_no_split_modules` decides for it (a
+// subclass inherits its base's list through the class, not through the file).
+bool builds_as_child(const Package &package, const SyntaxFile *file, const ModuleClass &model) {
+  auto classes = package.classes_of_file.find(file);
+  if (classes == package.classes_of_file.end())
+    return false;
+  for (const auto &[name, cls] : classes->second)
+    for (const ChildDecl &child : cls->children)
+      if (child.resolved == &model || child.class_name == model.name)
+        return true;
+  return false;
+}
+
 } // namespace
 
 void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
@@ -92,7 +108,8 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
         bool nested_model = false;
         if (defines_model[i] && defines_model[j]) {
           const ModuleClass *imported = package.find_class(imp.local_name, files[i]);
-          nested_model = imported && imported->file == files[j] && imported->is_pretrained_model;
+          nested_model = imported && imported->file == files[j] && imported->is_pretrained_model &&
+                         builds_as_child(package, files[i], *imported);
         }
         if (nested_model || (!defines_model[i] && !defines_model[j]))
           groups.join(i, j);
