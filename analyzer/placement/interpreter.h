@@ -99,6 +99,7 @@ private:
   static constexpr int kMaxDoublePassNesting = 3;
   size_t statements_run_ = 0;
   int loop_depth_ = 0;
+  int comprehension_depth_ = 0; // comprehensions being evaluated: each runs its body per element
   std::vector<const Stmt *> loops_;      // loops being run, innermost last
   std::vector<OriginSet> loop_elements_; // per loop being run: what its loop variable holds
   std::deque<OriginSet> anchored_;       // anchors of reported sites, pointed to by emit()'s result

@@ -107,6 +107,7 @@ Value Interpreter::eval_comprehension(const Expr *e) {
   Conditional conditional(frame_); // parts of it run only sometimes
   Value element = element_of(e->operands[1]);
   Value body;
+  ++comprehension_depth_;
   if (environment_too_large()) { // see kMaxJoinedEnvironment
     assign(e->operands[2], element, nullptr);
     body = eval(e->operands[0]);
@@ -116,6 +117,7 @@ Value Interpreter::eval_comprehension(const Expr *e) {
     body = eval(e->operands[0]);
     frame_->env = std::move(saved);
   }
+  --comprehension_depth_;
   Value v;
   v.kind = Value::Kind::Tuple;
   v.origins = origins_of(body);

@@ -43,6 +43,10 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       element->set(OriginFact::Settled);
     } else if (callee.picked_in_loop) {
       element->loop = callee.picked_in_loop;
+    } else if (!element->loop && comprehension_depth_ == 0) {
+      // Called once, outside any loop (`self.embedders[key](x)`): one module's output, whose
+      // pieces (`list(x.split(sizes))`) all sit on its device.
+      element->set(OriginFact::Settled);
     }
     return tensor(o);
   }
