@@ -155,10 +155,15 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     if (f.may_split)
       if (auto absent = arguments_absent_where_split(cls); !absent.empty())
         absent_where_split_.emplace(cls, std::move(absent));
-  for (auto &[cls, f] : facts_)
-    if (f.may_split)
-      if (auto unbuilt = parameters_unbuilt_where_split(cls); !unbuilt.empty())
-        unbuilt_where_split_.emplace(cls, std::move(unbuilt));
+  for (auto &[cls, f] : facts_) {
+    if (!f.may_split)
+      continue;
+    std::vector<std::string_view> weightless;
+    if (auto unbuilt = parameters_unbuilt_where_split(cls, &weightless); !unbuilt.empty())
+      unbuilt_where_split_.emplace(cls, std::move(unbuilt));
+    if (!weightless.empty())
+      weightless_where_split_.emplace(cls, std::move(weightless));
+  }
   find_arguments_handed_by_callers();
 }
 
@@ -475,10 +480,40 @@ const Expr *construction_call(const ModuleClass *declarer, const ChildDecl *chil
   return find(init->body);
 }
 
+// The argument of a norm layer's construction that says whether it holds weights: torch's
+// `elementwise_affine` (LayerNorm, RMSNorm: third) or `affine` (GroupNorm, BatchNorm and
+// InstanceNorm: fourth), by keyword or position; for a class of the package, its constructor's
+// parameter of that name. Null when the call passes none.
+const Expr *affine_argument(const Expr *call, const Package &package, const SyntaxFile *file) {
+  const Expr *callee = call->operands[0];
+  std::string_view leaf = callee->kind == ExprKind::Name || callee->kind == ExprKind::Attribute
+                              ? callee->text
+                              : std::string_view();
+  if (leaf.empty())
+    return nullptr;
+  for (std::string_view flag : {"elementwise_affine", "affine"})
+    if (const Keyword *k = call->keyword(flag))
+      return k->value;
+  size_t position = 0; // among the arguments after the callee
+  if (const ModuleClass *cls = package.find_class(leaf, file)) {
+    const FunctionDef *init = cls->find_method("__init__");
+    for (size_t p = 1; init && p < init->parameters.size(); ++p)
+      if (init->parameters[p].name == "elementwise_affine" || init->parameters[p].name == "affine")
+        position = p;
+  } else if (leaf == "LayerNorm" || leaf == "RMSNorm") {
+    position = 3;
+  } else if (leaf == "GroupNorm" || leaf.substr(0, 9) == "BatchNorm" ||
+             leaf.substr(0, 12) == "InstanceNorm") {
+    position = 4;
+  }
+  return position > 0 && position < call->operands.size() ? call->operands[position] : nullptr;
+}
+
 } // namespace
 
 std::vector<std::string_view>
-PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
+PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit,
+                                               std::vector<std::string_view> *weightless) const {
   // Only the unit's own constructor can build its own members (an inherited one is written in
   // another class, often another file, and builds that class's members).
   const FunctionDef *init = own_method(unit, "__init__");
@@ -494,6 +529,7 @@ PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
   if (members.empty())
     return {};
   std::vector<bool> built(members.size(), false);
+  std::vector<bool> weighted(members.size(), false);
   size_t places = 0;
   for (const ModuleClass *parent : it->second) {
     if (never_split_context(parent, 0))
@@ -526,18 +562,60 @@ PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit) const {
       for (size_t m = 0; m < members.size(); ++m) {
         SourceRange where = members[m].second;
         bool inside_init = init->range.begin <= where.begin && where.begin < init->range.end;
-        built[m] = built[m] || !inside_init ||
-                   std::any_of(run.reached.begin(), run.reached.end(), [&](const SourceRange &r) {
-                     return r.begin <= where.begin && where.begin < r.end;
-                   });
+        bool reached =
+            !inside_init ||
+            std::any_of(run.reached.begin(), run.reached.end(), [&](const SourceRange &r) {
+              return r.begin <= where.begin && where.begin < r.end;
+            });
+        // A norm built here with its affine flag False holds nothing: a map entry of size 0,
+        // placed where the device being filled is, not a device of its own
+        // (`nn.LayerNorm(dim, eps, elementwise_affine)` with `elementwise_affine=False` passed).
+        bool weights = reached;
+        if (reached && inside_init && m >= unit->parameters.size()) {
+          const ChildDecl &c = unit->children[m - unit->parameters.size()];
+          const Expr *built_by = construction_call(unit, &c);
+          const Expr *flag = built_by ? affine_argument(built_by, package_, unit->file) : nullptr;
+          if (flag && run.truth(flag) == std::optional<bool>(false))
+            weights = false;
+        }
+        built[m] = built[m] || reached;
+        weighted[m] = weighted[m] || weights;
       }
     }
   }
   std::vector<std::string_view> unbuilt;
-  for (size_t m = 0; places > 0 && m < members.size(); ++m)
+  for (size_t m = 0; places > 0 && m < members.size(); ++m) {
     if (!built[m])
       unbuilt.push_back(members[m].first);
+    else if (!weighted[m] && weightless)
+      weightless->push_back(members[m].first);
+  }
   return unbuilt;
+}
+
+std::optional<DeviceGroup> PlacementModel::weightless_child_group(std::string_view child,
+                                                                  const ModuleClass *unit) const {
+  auto it = weightless_where_split_.find(unit);
+  if (it == weightless_where_split_.end() ||
+      std::find(it->second.begin(), it->second.end(), child) == it->second.end())
+    return std::nullopt;
+  std::vector<const ChildDecl *> children = unit->all_children();
+  auto self = std::find_if(children.begin(), children.end(),
+                           [&](const ChildDecl *c) { return c->name == child; });
+  if (self == children.end())
+    return std::nullopt;
+  auto weighted = [&](const ChildDecl *c) {
+    return c->has_parameters && c->name != child && !unbuilt_where_split(unit, c->name) &&
+           std::find(it->second.begin(), it->second.end(), c->name) == it->second.end();
+  };
+  for (auto before = self; before != children.begin();)
+    if (weighted(*--before))
+      return child_group((*before)->name, unit, true);
+  for (auto after = self + 1; after != children.end(); ++after)
+    if (weighted(*after))
+      return child_group((*after)->name, unit, false);
+  // Nothing of the unit holds weights there: all of it is one entry of size 0, with its inputs.
+  return facts(unit).input_group;
 }
 
 bool PlacementModel::unbuilt_where_split(const ModuleClass *unit, std::string_view member) const {
@@ -763,6 +841,8 @@ DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *un
     std::string_view first = origin.label.substr(0, origin.label.find('.'));
     if (unbuilt_where_split(unit, first))
       return {};
+    if (std::optional<DeviceGroup> group = weightless_child_group(first, unit))
+      return *group;
     // Children __init__ moved to one device it was given (`self.mlp = mlp.to(dev)`) are where
     // the code put them together.
     if (const ChildDecl *child = unit->find_child(first); child && !child->placed_on.empty())

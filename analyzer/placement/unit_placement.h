@@ -3,6 +3,7 @@
 // devices (docs/DEVICE_MODEL.md sections 1 and 3).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -84,7 +85,16 @@ private:
   // Per unit, the parameters and children its constructor does not create where it may be split
   // (`use_position_embeddings=False` skips the relative-position biases there).
   std::unordered_map<const ModuleClass *, std::vector<std::string_view>> unbuilt_where_split_;
-  std::vector<std::string_view> parameters_unbuilt_where_split(const ModuleClass *unit) const;
+  // Norm children built without weights (their affine flag False) wherever `unit` may split.
+  std::unordered_map<const ModuleClass *, std::vector<std::string_view>> weightless_where_split_;
+  std::vector<std::string_view>
+  parameters_unbuilt_where_split(const ModuleClass *unit,
+                                 std::vector<std::string_view> *weightless) const;
+  // Where a weightless child of a split unit sits: a map entry of size 0 gets the device being
+  // filled when it is reached, the device of the weighted sibling before it (or after it, for
+  // the first; with none, the unit's inputs').
+  std::optional<DeviceGroup> weightless_child_group(std::string_view child,
+                                                    const ModuleClass *unit) const;
   UnitFacts no_unit_;
   // Per unit on the map's first chain, the forward parameters a caller fills with the output of
   // another of its own modules (`text_model(image_embeds=self.image_to_text_projection(x))`),
