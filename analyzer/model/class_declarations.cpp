@@ -228,6 +228,60 @@ void merge_base_facts(ExternalModelFacts &into, bool &have_no_split, bool &have_
 
 } // namespace
 
+// The class of the same name in the modeling file generated from `cls`'s modular file, when the
+// package holds both and `cls` declares no `_no_split_modules` of its own.
+const ModuleClass *PackageBuilder::generated_counterpart(const ModuleClass &cls) const {
+  std::string_view stem = module_stem(cls.file->source->path);
+  constexpr std::string_view modular = "modular_";
+  if (stem.substr(0, modular.size()) != modular || cls.declares_no_split)
+    return nullptr;
+  std::string generated_stem = "modeling_" + std::string(stem.substr(modular.size()));
+  auto module = pkg_.classes_of_module.find(generated_stem);
+  if (module == pkg_.classes_of_module.end())
+    return nullptr;
+  auto generated = module->second->find(cls.name);
+  return generated == module->second->end() || generated->second == &cls ? nullptr
+                                                                         : generated->second;
+}
+
+// What `cls` or a package base of it declares (`_no_split_modules`, or with `skip` the skip
+// keys), the nearest declaration first; whether one was found.
+bool PackageBuilder::declared_list(const ModuleClass &cls, bool skip,
+                                   std::vector<std::string> &out) const {
+  const ModuleClass *c = &cls;
+  for (int depth = 0; c && depth < 16; ++depth) {
+    if (skip ? c->declares_skip_keys : c->declares_no_split) {
+      out = skip ? c->skip_keys : c->no_split_modules;
+      return true;
+    }
+    c = c->bases.empty() ? nullptr : c->bases.front();
+  }
+  return false;
+}
+
+// transformers' modular files (`modular_dinov3_vit.py`) derive from other models' classes, and
+// the modular converter writes the generated `modeling_dinov3_vit.py` from them, renaming what
+// they inherit (Dinov2Layer becomes DINOv3ViTLayer). Where the generated file is beside it, its
+// class of the same name says what the modular class declares, not the other model's base.
+void PackageBuilder::adopt_generated_declarations() {
+  for (auto &cls : pkg_.classes) {
+    const ModuleClass *generated = generated_counterpart(*cls);
+    if (!generated)
+      continue;
+    ExternalModelFacts facts;
+    facts.base = std::string(generated->name);
+    facts.source = std::string(generated->name) + " in " +
+                   std::string(module_stem(generated->file->source->path)) +
+                   ".py, generated from this modular file";
+    facts.declares_no_split = declared_list(*generated, false, facts.no_split_modules);
+    declared_list(*generated, true, facts.skip_keys);
+    facts.is_module = generated->is_module;
+    facts.is_pretrained_model = generated->is_pretrained_model;
+    if (facts.declares_no_split || !facts.skip_keys.empty())
+      cls->external = &pkg_.external_facts.emplace_back(std::move(facts));
+  }
+}
+
 // Bases the package imports but does not define: what their source on a search path declares
 // (driver/search_paths.h), else what transformers' own models declare in the built-in summary
 // (tools/gen_transformers_summary.py).

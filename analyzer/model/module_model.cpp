@@ -155,6 +155,7 @@ std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &fi
   builder.classify();
   for (auto &cls : pkg->classes)
     builder.collect_members(*cls);
+  builder.adopt_generated_declarations();
   builder.promote_called_factories();
   builder.resolve_member_children();
   builder.resolve_children();

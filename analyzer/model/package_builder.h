@@ -33,6 +33,9 @@ public:
   void collect_declarations();
   void bound_package_bases(); // after collect_declarations' base resolution
   void resolve_external_bases(ExternalClassResolver *resolver);
+  void adopt_generated_declarations();
+  const ModuleClass *generated_counterpart(const ModuleClass &cls) const;
+  bool declared_list(const ModuleClass &cls, bool skip, std::vector<std::string> &out) const;
   void classify();
   void resolve_children();
 
