@@ -126,4 +126,13 @@ lacks out "dist/"
 rm .gitignore && mkfifo .gitignore
 run 0 "a FIFO as .gitignore" -- timeout 20 "$devlint" check --no-cache --show-files .
 has err ".gitignore: not read"
+rm -f .gitignore
+# Files kept by content: a monkeypatch file that imports only transformers binds a patched
+# forward defined beside it; checking the folder reads both (issue 24, patched forwards).
+cp -r "$source_dir/fixtures/recall/installed_forward_imported" patches
+run 1 "a monkeypatch file without torch is checked" -- \
+  "$devlint" check --no-cache --output-format concise patches
+has out "patches/llama_sink_patch.py:15:18: DL005"
+run 0 "it is listed among the files checked" -- "$devlint" check --no-cache --show-files patches
+has out "patches/monkeypatch.py"
 exit $fail

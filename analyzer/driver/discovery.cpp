@@ -28,7 +28,8 @@ bool default_included_by_name(const fs::path &p) {
 } // namespace
 
 bool looks_like_model_code(const std::string &text) {
-  return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos;
+  return text.find("torch") != std::string::npos || text.find("nn.Module") != std::string::npos ||
+         text.find("transformers") != std::string::npos;
 }
 
 // The default `include` for C++: sources that include a LibTorch header.

@@ -31,7 +31,8 @@ std::map<std::string, PackageJob> discover_packages(const std::vector<std::strin
                                                     const OptionsForDirectory &options_for,
                                                     const SourceTexts *texts, CheckResult &result);
 
-// Files kept by content rather than by name: only those that use torch.
+// Files kept by content rather than by name: only those that use torch, or patch transformers'
+// models (`LlamaAttention.forward = patched_forward` in a file that imports no torch).
 bool looks_like_model_code(const std::string &text);
 // C++ sources kept by content: those that include a torch header, directly or through the
 // project headers they include with quotes (`#include "model.h"` including torch/torch.h), found

@@ -12,30 +12,58 @@ namespace {
 
 constexpr int kMaxDepth = 200; // as deep as the frontend lowers
 
-// The module-level function `e` names, when its first parameter is `self`.
-const FunctionDef *method_like(const SyntaxFile &file, const Expr *e) {
-  if (!e || e->kind != ExprKind::Name)
-    return nullptr;
+bool self_first(const FunctionDef *f) {
+  return !f->parameters.empty() && f->parameters[0].name == "self";
+}
+
+// The module name's last part: `pkg.monkeypatch.llama_patch` and `.llama_patch` give
+// `llama_patch`.
+std::string_view last_part(std::string_view module) {
+  size_t dot = module.rfind('.');
+  return dot == std::string_view::npos ? module : module.substr(dot + 1);
+}
+
+std::string_view file_stem(const SyntaxFile &file) {
+  std::string_view path = file.source->path;
+  size_t slash = path.find_last_of("/\\");
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(0, dot);
+}
+
+// The module-level function named `name` in `file`, when its first parameter is `self`.
+const FunctionDef *method_like_in(const SyntaxFile &file, std::string_view name) {
   for (const FunctionDef *f : file.functions)
-    if (f->name == e->text && !f->parameters.empty() && f->parameters[0].name == "self")
+    if (f->name == name && self_first(f))
       return f;
   return nullptr;
 }
 
-} // namespace
+// The function `e` names in `file`: its own, or one it imports from another of `files`.
+const FunctionDef *method_like(const std::vector<const SyntaxFile *> &files, const SyntaxFile &file,
+                               const Expr *e) {
+  if (!e || e->kind != ExprKind::Name)
+    return nullptr;
+  if (const FunctionDef *own = method_like_in(file, e->text))
+    return own;
+  for (const ImportedName &imp : file.imports) {
+    if (imp.local_name != e->text || imp.name.empty())
+      continue;
+    for (const SyntaxFile *other : files)
+      if (other != &file && file_stem(*other) == last_part(imp.module))
+        if (const FunctionDef *f = method_like_in(*other, imp.name))
+          return f;
+  }
+  return nullptr;
+}
 
-std::unordered_map<const FunctionDef *, std::string_view>
-installed_methods(const SyntaxFile &file) {
-  std::unordered_map<const FunctionDef *, std::string_view> out;
-  bool any = false;
-  for (const FunctionDef *f : file.functions)
-    any = any || (!f->parameters.empty() && f->parameters[0].name == "self");
-  if (!any)
-    return out;
+void collect_installed(const std::vector<const SyntaxFile *> &files, const SyntaxFile &file,
+                       std::unordered_map<const FunctionDef *, std::string_view> &out) {
   auto install = [&](const FunctionDef *f, const Expr *object) {
     if (f && object)
       out.emplace(f, file.source->slice(object->range));
   };
+  auto method_like = [&](const Expr *e) { return devlint::method_like(files, file, e); };
   std::function<void(const Expr *, int)> visit_expr = [&](const Expr *e, int depth) {
     if (!e || depth > kMaxDepth)
       return;
@@ -46,13 +74,13 @@ installed_methods(const SyntaxFile &file) {
                                   : std::string_view();
       // types.MethodType(f, obj), functools.partial(f, obj)
       if ((leaf == "MethodType" || leaf == "partial") && e->operands.size() >= 3)
-        install(method_like(file, e->operands[1]), e->operands[2]);
+        install(method_like(e->operands[1]), e->operands[2]);
       // f.__get__(obj) binds f to obj, as attribute lookup on obj would.
       if (leaf == "__get__" && callee->kind == ExprKind::Attribute && e->operands.size() >= 2)
-        install(method_like(file, callee->operands[0]), e->operands[1]);
+        install(method_like(callee->operands[0]), e->operands[1]);
       // setattr(obj, "forward", f)
       if (leaf == "setattr" && callee->kind == ExprKind::Name && e->operands.size() == 4)
-        install(method_like(file, e->operands[3]), e->operands[1]);
+        install(method_like(e->operands[3]), e->operands[1]);
     }
     for (const Expr *o : e->operands)
       visit_expr(o, depth + 1);
@@ -68,7 +96,7 @@ installed_methods(const SyntaxFile &file) {
           if (s->kind == StmtKind::Assign && s->value)
             for (const Expr *t : s->targets)
               if (t->kind == ExprKind::Attribute)
-                install(method_like(file, s->value), t->operands[0]);
+                install(method_like(s->value), t->operands[0]);
           for (const Expr *t : s->targets)
             visit_expr(t, depth + 1);
           for (const Expr *i : s->items)
@@ -87,6 +115,21 @@ installed_methods(const SyntaxFile &file) {
         }
       };
   visit_body(file.body, 0);
+}
+
+} // namespace
+
+std::unordered_map<const FunctionDef *, std::string_view>
+installed_methods(const std::vector<const SyntaxFile *> &files) {
+  std::unordered_map<const FunctionDef *, std::string_view> out;
+  bool any = false;
+  for (const SyntaxFile *file : files)
+    for (const FunctionDef *f : file->functions)
+      any = any || self_first(f);
+  if (!any)
+    return out;
+  for (const SyntaxFile *file : files)
+    collect_installed(files, *file, out);
   return out;
 }
 

@@ -347,8 +347,8 @@ void Interpreter::run() {
           analyze_entry(m, cls.get());
     }
   }
+  const auto installed = installed_methods(pkg_.files);
   for (const SyntaxFile *file : pkg_.files) {
-    auto installed = installed_methods(*file);
     for (const FunctionDef *f : file->functions) {
       auto bound = installed.find(f);
       if (bound == installed.end()) {
