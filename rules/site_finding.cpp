@@ -186,6 +186,13 @@ std::string split_reason_text(const UnitFacts &facts, const ModuleClass *unit) {
     return "no PreTrainedModel of this model declares _no_split_modules, so a hand-written "
            "device map may split " +
            name + " and place its submodules and parameters on different devices";
+  case SplitReason::NoLoader: // only reached with --hand-made-maps
+    return "no class of this package is loaded by from_pretrained, so only a device map built "
+           "by hand (accelerate's infer_auto_device_map and dispatch_model) splits " +
+           name + "; such a map may place its submodules and parameters on different devices";
+  case SplitReason::PlacedByHand:
+    return name + " moves some of its submodules to a device itself (`.to(...)`) and leaves the "
+                  "others where they were made or loaded: nothing moves them together";
   case SplitReason::NotListed:
     return name + " is not in " + no_split_text(*unit) +
            ", so accelerate may split it and place its submodules and parameters on different "

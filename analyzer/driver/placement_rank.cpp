@@ -202,7 +202,8 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
     const ModuleClass *cls = package.find_class(f.unit_class);
     // Without --hand-made-maps such models are never split: findings stay as the analysis made
     // them.
-    if (!cls || !cls->scope || !cls->scope->refuses_string_maps || !cls->scope->supports_device_map)
+    if (!cls || !cls->scope || !(cls->scope->refuses_string_maps || cls->scope->without_loader) ||
+        !cls->scope->supports_device_map)
       continue;
     ranked[i] = true;
     std::string a = single_device_location(f.operand_origins[0]);
@@ -214,9 +215,14 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
       continue;
     }
     f.level = FindingLevel::Warning;
-    f.placement = "from_pretrained refuses device_map=\"auto\" for this model (a PreTrainedModel "
-                  "without _no_split_modules); a hand-written device map that splits `" +
-                  f.unit_class + "` separates these operands";
+    f.placement = cls->scope->refuses_string_maps
+                      ? "from_pretrained refuses device_map=\"auto\" for this model (a "
+                        "PreTrainedModel without _no_split_modules); a hand-written device map "
+                        "that splits `" +
+                            f.unit_class + "` separates these operands"
+                      : "no class of this package is loaded by from_pretrained; a device map built "
+                        "by hand that splits `" +
+                            f.unit_class + "` separates these operands";
   }
   return ranked;
 }

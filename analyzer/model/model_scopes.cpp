@@ -193,8 +193,14 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
     scope->refuses_string_maps = !explicit_placement && scope->has_pretrained_model && !declares &&
                                  overrides.extra_no_split_modules.empty();
+    // No PreTrainedModel (or ModelMixin) at all: nothing loads these modules with
+    // device_map="auto"; only the user's own accelerate calls (infer_auto_device_map and
+    // dispatch_model, with a no-split list of their choosing) could split them, a hand-made map.
+    scope->without_loader = !explicit_placement && !scope->has_pretrained_model &&
+                            overrides.extra_no_split_modules.empty();
     scope->supports_device_map =
-        !explicit_placement && (!scope->refuses_string_maps || overrides.hand_made_maps);
+        !explicit_placement &&
+        ((!scope->refuses_string_maps && !scope->without_loader) || overrides.hand_made_maps);
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     scope->extended_by_settings = !overrides.extra_no_split_modules.empty();

@@ -47,6 +47,9 @@ struct ModelScope {
   // it (--hand-made-maps: then supports_device_map is true and refuses_string_maps says why).
   bool supports_device_map = true;
   bool refuses_string_maps = false;
+  // No class of the scope is loaded by from_pretrained (plain nn.Modules): only a map the user
+  // builds by hand splits them (--hand-made-maps).
+  bool without_loader = false;
 };
 
 enum class ChildKind : uint8_t { Single, List, Dict };

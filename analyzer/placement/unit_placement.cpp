@@ -131,10 +131,21 @@ PlacementModel::PlacementModel(const Package &package) : package_(package) {
     for (const ChildDecl *child : c->all_children())
       has_children |= child->has_parameters;
     bool no_split_listed = c->scope->lists_no_split(c->name);
-    f.may_split = c->scope->supports_device_map && has_children && !never_split_context(c, 0);
+    // Python code that moves some children itself (`self.attn = attn.to(dev)`) places them by
+    // hand, device map or not: what it leaves where the loader put it may sit elsewhere.
+    bool placed_by_hand = false;
+    if (c->file && !c->file->explicit_placement)
+      for (const ChildDecl *child : c->all_children())
+        placed_by_hand |= !child->placed_on.empty() || !child->placed_device.empty();
+    f.may_split = (c->scope->supports_device_map || placed_by_hand) && has_children &&
+                  !never_split_context(c, 0);
     f.on_first_chain = first_chain(c, 0);
-    if (f.may_split && c->scope->refuses_string_maps)
+    if (f.may_split && !c->scope->supports_device_map)
+      f.split_reason = SplitReason::PlacedByHand;
+    else if (f.may_split && c->scope->refuses_string_maps)
       f.split_reason = SplitReason::NoListInModel; // only reached with --hand-made-maps
+    else if (f.may_split && c->scope->without_loader)
+      f.split_reason = SplitReason::NoLoader; // only reached with --hand-made-maps
     else if (f.may_split)
       f.split_reason = SplitReason::NotListed;
     else if (no_split_listed)

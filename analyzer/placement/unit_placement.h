@@ -50,6 +50,9 @@ enum class SplitReason : uint8_t {
   NotListed,     // not in the model's _no_split_modules: accelerate may split it
   Listed,        // in _no_split_modules: kept whole
   NoListInModel, // no model declares the list (only with --hand-made-maps): a hand-made map may
+  NoLoader,      // no class of the package is loaded by from_pretrained (--hand-made-maps): a map
+                 // the user builds may
+  PlacedByHand,  // its constructor moves some children to a device (`.to(dev)`), not others
 };
 
 struct UnitFacts {
