@@ -214,5 +214,125 @@ TEST(Transformers5Sizes, LinspaceElementsAndConditionsBetweenEqualAlternatives) 
       << d.tree.unknowns[0].what;
 }
 
+// transformers 5's PreTrainedConfig fields a __post_init__ reads (`self.id2label is None`, then
+// `self.num_labels = 3`, whose setter makes the label maps) and a model reads (`config.dtype`);
+// a set of strings walks in first-appearance order (one run's PYTHONHASHSEED order: the same
+// tensors); a condition whose branches only log leaves nothing unknown; the int arguments torch
+// layers keep (`num_embeddings`, `out_channels`) read back; `from copy import deepcopy`.
+TEST(Transformers5Sizes, ConfigurationBaseFieldsSetsLoggingBranchesAndLayerAttributes) {
+  Built b =
+      build("from huggingface_hub.dataclasses import strict\n"
+            "from ...configuration_utils import PreTrainedConfig\n\n"
+            "@strict\n"
+            "class MConfig(PreTrainedConfig):\n"
+            "    hidden_size: int = 8\n"
+            "    layer_types: list | None = None\n\n"
+            "    def __post_init__(self, **kwargs):\n"
+            "        if self.id2label is None:\n"
+            "            self.num_labels = kwargs.pop('num_labels', 3)\n"
+            "        self.layer_types = ['full', 'sliding', 'full']\n"
+            "        super().__post_init__(**kwargs)\n",
+            "from copy import deepcopy\n"
+            "import torch\n"
+            "from torch import nn\n"
+            "from ...utils import logging\n"
+            "from ...modeling_utils import PreTrainedModel\n"
+            "from .kernels import is_fast_path_available\n\n"
+            "logger = logging.get_logger(__name__)\n\n"
+            "class Rotary(nn.Module):\n"
+            "    def __init__(self, config):\n"
+            "        super().__init__()\n"
+            "        for layer_type in list(set(config.layer_types)):\n"
+            "            self.register_buffer(f'{layer_type}_inv_freq', torch.ones(2),\n"
+            "                                 persistent=False)\n\n"
+            "class MModel(PreTrainedModel):\n"
+            "    def __init__(self, config):\n"
+            "        super().__init__(config)\n"
+            "        if not is_fast_path_available():\n"
+            "            logger.warning_once('slow path')\n"
+            "        elif config.dtype is not None:\n"
+            "            pass\n"
+            "        else:\n"
+            "            logger.info('fast path')\n"
+            "        self.rotary = Rotary(config)\n"
+            "        self.embed = nn.Embedding(10, config.hidden_size)\n"
+            "        self.conv = nn.Conv2d(config.hidden_size, 4, kernel_size=3)\n"
+            "        decoder_config = deepcopy(config)\n"
+            "        decoder_config.hidden_size = 2\n"
+            "        self.head = nn.Linear(self.conv.out_channels, self.embed.num_embeddings)\n"
+            "        self.classifier = nn.Linear(decoder_config.hidden_size, config.num_labels)\n"
+            "        self.labels = nn.Linear(2, len(config.id2label), bias=False)\n",
+            "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  std::vector<std::string> rotary;
+  for (const NamedTensor &t : named_tensors(b.tree, false))
+    if (t.name.rfind("rotary.", 0) == 0)
+      rotary.push_back(t.name);
+  EXPECT_EQ(rotary, (std::vector<std::string>{"rotary.full_inv_freq", "rotary.sliding_inv_freq"}));
+  // rotary 2x2, embed 10x8, conv 4x8x3x3+4, head 4x10+10, classifier 2x3+3, labels 2x3.
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (4 + 80 + 288 + 4 + 50 + 9 + 6) * 4);
+}
+
+// An instance of a class outside the package assigned to a module attribute (a kernel library's
+// layer, imported when the library is installed) may hold parameters: it is listed.
+TEST(Transformers5Sizes, LayerOfAnUnseenClassIsListed) {
+  Built b = build(kRopeConfig,
+                  "from torch import nn\n"
+                  "from ...modeling_utils import PreTrainedModel\n"
+                  "from fla.modules import FusedRMSNormGated\n\n"
+                  "class MModel(PreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        self.norm = FusedRMSNormGated(config.hidden_size)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  ASSERT_EQ(b.tree.unknowns.size(), 1u);
+  EXPECT_NE(b.tree.unknowns[0].what.find("module attribute `self.norm`"), std::string::npos)
+      << b.tree.unknowns[0].what;
+}
+
+// PreTrainedConfig.__post_init__ calls the configuration's own convert_rope_params_to_dict
+// (Gemma3: one dict per layer type; GPT-NeoX: `partial_rotary_factor` from `rotary_pct`), then
+// standardize_rope_params gives each dict its `rope_type` ("default").
+TEST(Transformers5Sizes, ConfigurationsOwnRopeConversion) {
+  Built b = build(
+      "from huggingface_hub.dataclasses import strict\n"
+      "from ...configuration_utils import PreTrainedConfig\n\n"
+      "@strict\n"
+      "class MConfig(PreTrainedConfig):\n"
+      "    hidden_size: int = 16\n"
+      "    rope_parameters: dict | None = None\n"
+      "    layer_types: list | None = None\n\n"
+      "    def __post_init__(self, **kwargs):\n"
+      "        self.layer_types = ['sliding', 'full']\n"
+      "        super().__post_init__(**kwargs)\n\n"
+      "    def convert_rope_params_to_dict(self, **kwargs):\n"
+      "        self.rope_parameters = {'sliding': {}, 'full': {'rope_theta': 1e6}}\n"
+      "        self.rope_parameters['sliding'].setdefault('rope_theta', 1e4)\n"
+      "        self.rope_parameters['full'].setdefault('partial_rotary_factor',\n"
+      "                                                kwargs.pop('rotary_pct', 0.25))\n"
+      "        self.standardize_rope_params()\n"
+      "        return kwargs\n",
+      "import torch\n"
+      "from torch import nn\n"
+      "from ...modeling_utils import PreTrainedModel\n\n"
+      "class MModel(PreTrainedModel):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__(config)\n"
+      "        for layer_type in set(config.layer_types):\n"
+      "            params = config.rope_parameters[layer_type]\n"
+      "            if params is None or params['rope_type'] != 'default':\n"
+      "                continue\n"
+      "            dim = int(config.hidden_size * params.get('partial_rotary_factor', 1.0))\n"
+      "            self.register_buffer(f'{layer_type}_inv_freq',\n"
+      "                                 torch.arange(0, dim, 2, dtype=torch.int64).float())\n",
+      "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  // sliding: 16 / 2 = 8 elements; full: 16 * 0.25 / 2 = 2.
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (8 + 2) * 4);
+}
+
 } // namespace
 } // namespace devlint

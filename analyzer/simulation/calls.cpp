@@ -368,6 +368,9 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (leaf == "get_activation" || leaf == "ACT2FN")
     return activation_module(a.positional.empty() ? Value::unknown("activation") : a.positional[0],
                              frame);
+  // A logger (transformers' utils.logging.get_logger wraps the standard one): its methods log.
+  if (name == "logging.get_logger" || name == "logging.getLogger")
+    return Value::ns("logging.Logger");
   // copy.deepcopy(config): encoder and decoder configurations edited apart (T5, BART).
   if ((name == "copy.deepcopy" || name == "copy.copy") && a.positional.size() == 1)
     return copied(a.positional[0], name == "copy.deepcopy", 0);
@@ -398,11 +401,36 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   return Value::unknown("`" + std::string(name) + "(...)`");
 }
 
+// A set as the list its iteration walks. Strings hash by PYTHONHASHSEED, so their order differs
+// from run to run: first appearance is the order of one such run (the same tensors, registered in
+// another order). Small ints hash to themselves and a set of them under 8 (its smallest table)
+// walks in ascending order. Other elements (floats, larger ints, mixed kinds) stay unknown.
+static Value set_of(const ValueList &items, std::string_view leaf) {
+  ValueList unique;
+  bool strings = true, small_ints = true;
+  for (const Value &v : items) {
+    strings = strings && v.is(Kind::Str);
+    small_ints = small_ints && v.is(Kind::Int) && v.integer >= 0 && v.integer < 8;
+    if (std::none_of(unique.begin(), unique.end(), [&](const Value &u) {
+          auto eq = equal(u, v);
+          return eq && *eq;
+        }))
+      unique.push_back(v);
+  }
+  if (small_ints)
+    std::sort(unique.begin(), unique.end(),
+              [](const Value &x, const Value &y) { return x.integer < y.integer; });
+  else if (!strings)
+    return Value::unknown(std::string(leaf) + "() of elements without a known order");
+  return Value::list_of(std::move(unique));
+}
+
 Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, const Expr *call) {
   auto &p = a.positional;
   // What Python does with a dict, done with a JSON object of the configuration.
   if (p.size() == 1 && is_configuration_mapping(p[0]) &&
-      (leaf == "len" || leaf == "list" || leaf == "sorted" || leaf == "dict" || leaf == "tuple"))
+      (leaf == "len" || leaf == "list" || leaf == "sorted" || leaf == "dict" || leaf == "tuple" ||
+       leaf == "set" || leaf == "frozenset"))
     p[0] = mapping_as_dict(p[0]);
   if (leaf == "super") {
     Value v;
@@ -531,6 +559,14 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
       return Value::list_of(std::move(keys));
     }
     return Value::unknown(std::string(leaf) + "()");
+  }
+  if (leaf == "set" || leaf == "frozenset") {
+    if (p.empty())
+      return Value::list_of({});
+    Value items = p[0].is(Kind::Dict) ? call_builtin("list", a, frame, call) : p[0];
+    if (!items.is(Kind::List))
+      return Value::unknown(std::string(leaf) + "()");
+    return set_of(*items.list, leaf);
   }
   if (leaf == "dict") {
     ValueDict items;

@@ -34,6 +34,14 @@ void add_pretrained_config_defaults(std::map<std::string, Value> &attrs, bool da
   set("sep_token_id", Value::none());
   set("decoder_start_token_id", Value::none());
   set("use_return_dict", Value::boolean(true));
+  if (dataclass_style) {
+    // transformers 5's PreTrainedConfig fields a subclass's __post_init__ reads before its own
+    // super().__post_init__ (`if self.id2label is None:`, `config.dtype is not None`).
+    set("transformers_version", Value::none());
+    set("dtype", Value::none());
+    set("id2label", Value::none());
+    set("label2id", Value::none());
+  }
   // from_pretrained picks an attention implementation; every variant shares the eager weights.
   set("_attn_implementation", Value::str("eager"));
 }
@@ -156,8 +164,29 @@ void Evaluator::dataclass_init(const ClassRef &cls, const ClassRef &owner, const
   Value post_init = class_member(cls, "__post_init__", self);
   if (post_init.is(Kind::Function))
     call_function(post_init, {}, rest, caller, caller.module_path);
-  if (is_transformers_config(cls))
-    standardize_rope_parameters(cls, attrs, rest);
+  if (is_transformers_config(cls)) {
+    standardize_rope_parameters(cls, self, rest, caller);
+    label_maps_from_num_labels(attrs);
+  }
+}
+
+// PreTrainedConfig.__post_init__ (5.x): without an `id2label`, `self.num_labels = ...` runs the
+// num_labels setter, which makes `id2label = {i: f"LABEL_{i}"}` and `label2id` its inverse.
+void Evaluator::label_maps_from_num_labels(std::map<std::string, Value> &attrs) {
+  auto id2label = attrs.find("id2label");
+  auto num_labels = attrs.find("num_labels");
+  if (id2label == attrs.end() || !id2label->second.is(Kind::None) || num_labels == attrs.end() ||
+      !num_labels->second.is(Kind::Int) || num_labels->second.integer < 0 ||
+      num_labels->second.integer > static_cast<int64_t>(kMaxLoop))
+    return;
+  ValueDict ids, labels;
+  for (int64_t i = 0; i < num_labels->second.integer; ++i) {
+    Value label = Value::str("LABEL_" + std::to_string(i));
+    ids.emplace_back(Value::integer_value(i), label);
+    labels.emplace_back(label, Value::integer_value(i));
+  }
+  id2label->second = Value::dict_of(std::move(ids));
+  attrs["label2id"] = Value::dict_of(std::move(labels));
 }
 
 namespace {
@@ -221,58 +250,121 @@ void Evaluator::keep_configuration_attributes(const Value &object, int depth) {
     keep_configuration_attributes(v, depth + 1);
 }
 
-// What transformers 5's PreTrainedConfig.__post_init__ makes of a `rope_parameters` field
-// (RotaryEmbeddingConfigMixin.convert_rope_params_to_dict, standardize_rope_params): a dict
-// (`rope_scaling` if given, else the field, else {}) holding `rope_theta` and `rope_type`
-// ("type" or "default"). Rotary embeddings read both. Per-layer-type dicts stay as they are.
+// What transformers 5's PreTrainedConfig.__post_init__ makes of a `rope_parameters` field: it
+// calls `self.convert_rope_params_to_dict(**kwargs)`, the configuration's own (Gemma3's builds a
+// dict per layer type) or RotaryEmbeddingConfigMixin's (`rope_scaling` if given, else the field,
+// else {}, with `rope_theta` from the keyword, the attribute, else the class's `default_theta`,
+// and `partial_rotary_factor` likewise); both end in standardize_rope_params (below).
 void Evaluator::standardize_rope_parameters(
-    const ClassRef &cls, std::map<std::string, Value> &attrs,
-    const std::vector<std::pair<std::string, Value>> &kwargs) {
-  auto field = attrs.find("rope_parameters");
-  if (field == attrs.end())
+    const ClassRef &cls, const Value &self,
+    const std::vector<std::pair<std::string, Value>> &kwargs, const Frame &caller) {
+  std::map<std::string, Value> &attrs = self.object->attrs;
+  if (!attrs.count("rope_parameters"))
     return;
+  Value own = class_member(cls, "convert_rope_params_to_dict", self);
+  if (own.is(Kind::Function)) {
+    call_function(own, {}, kwargs, caller, caller.module_path);
+    standardize_rope_params(attrs);
+    return;
+  }
   auto keyword = [&](const std::string &name) -> std::optional<Value> {
     for (const auto &kw : kwargs)
       if (kw.first == name)
         return kw.second;
     return std::nullopt;
   };
-  Value params = field->second;
+  Value params = attrs["rope_parameters"];
   if (std::optional<Value> scaling = keyword("rope_scaling"); scaling && scaling->is(Kind::Dict))
     params = *scaling;
   if (params.is(Kind::None))
     params = Value::dict_of({});
   if (!params.is(Kind::Dict))
     return;
-  auto get = [&](const char *key) -> std::optional<Value> {
+  auto set_default = [&](const char *key, const Value &v) {
     for (const auto &entry : *params.dict)
+      if (entry.first.is(Kind::Str) && entry.first.text == key)
+        return;
+    dict_set(params, Value::str(key), v);
+  };
+  std::optional<Value> theta = keyword("rope_theta");
+  if (!theta && attrs.count("rope_theta"))
+    theta = attrs["rope_theta"];
+  if (!theta)
+    theta = class_member(cls, "default_theta", Value::none());
+  set_default("rope_theta", *theta);
+  std::optional<Value> partial = keyword("partial_rotary_factor");
+  if (!partial && attrs.count("partial_rotary_factor"))
+    partial = attrs["partial_rotary_factor"];
+  if (partial && !partial->is(Kind::None))
+    set_default("partial_rotary_factor", *partial);
+  attrs["rope_parameters"] = params;
+  standardize_rope_params(attrs);
+}
+
+// RotaryEmbeddingConfigMixin.standardize_rope_params (modeling_rope_utils.py, 5.x): keys that
+// are not all layer types make one dict, with `rope_type` ("type", else "default"), `rope_theta`
+// (the attribute) and `partial_rotary_factor` (the attribute, when set); keys that are layer
+// types make one such dict per layer type. llama3, yarn and longrope keep the pretraining length
+// (`original_max_position_embeddings`, else `max_position_embeddings`).
+void Evaluator::standardize_rope_params(std::map<std::string, Value> &attrs) {
+  Value params = attrs["rope_parameters"];
+  if (params.is(Kind::None) || (params.is(Kind::Dict) && params.dict->empty()))
+    params = Value::dict_of({});
+  if (!params.is(Kind::Dict))
+    return;
+  auto attribute = [&](const char *name) {
+    auto it = attrs.find(name);
+    return it == attrs.end() ? Value::none() : it->second;
+  };
+  Value theta = attribute("rope_theta"), partial = attribute("partial_rotary_factor");
+  auto lookup = [](const Value &dict, const char *key) -> std::optional<Value> {
+    for (const auto &entry : *dict.dict)
       if (entry.first.is(Kind::Str) && entry.first.text == key)
         return entry.second;
     return std::nullopt;
   };
+  auto standardize = [&](const Value &dict, bool per_layer_type) {
+    auto set_default = [&](const char *key, const Value &v) {
+      if (!lookup(dict, key))
+        dict_set(dict, Value::str(key), v);
+    };
+    std::optional<Value> type = lookup(dict, "type");
+    set_default("rope_type", type ? *type : Value::str("default"));
+    set_default("rope_theta", theta);
+    if (!partial.is(Kind::None))
+      dict_set(dict, Value::str("partial_rotary_factor"), partial);
+    std::optional<Value> rope_type = lookup(dict, "rope_type");
+    if (rope_type && rope_type->is(Kind::Str) &&
+        (rope_type->text == "llama3" || rope_type->text == "yarn" ||
+         rope_type->text == "longrope")) {
+      auto original = attrs.find("original_max_position_embeddings");
+      if (!per_layer_type && original != attrs.end())
+        dict_set(dict, Value::str("original_max_position_embeddings"), original->second);
+      else
+        set_default("original_max_position_embeddings", attribute("max_position_embeddings"));
+    }
+  };
+  bool anything = !params.dict->empty() || !theta.is(Kind::None);
+  if (!anything) // "no RoPE parameters were found": nothing changes
+    return;
   auto layer_types = attrs.find("layer_types");
-  if (layer_types != attrs.end() && layer_types->second.is(Kind::List) && !params.dict->empty() &&
+  bool per_layer_type =
+      layer_types != attrs.end() && layer_types->second.is(Kind::List) && !params.dict->empty() &&
       std::all_of(params.dict->begin(), params.dict->end(), [&](const auto &entry) {
         return std::any_of(layer_types->second.list->begin(), layer_types->second.list->end(),
                            [&](const Value &t) {
                              return t.is(Kind::Str) && entry.first.is(Kind::Str) &&
                                     t.text == entry.first.text;
                            });
-      }))
-    return;
-  if (!get("rope_theta")) {
-    std::optional<Value> theta = keyword("rope_theta");
-    if (!theta && attrs.count("rope_theta"))
-      theta = attrs["rope_theta"];
-    if (!theta)
-      theta = class_member(cls, "default_theta", Value::none());
-    dict_set(params, Value::str("rope_theta"), *theta);
+      });
+  if (!per_layer_type) {
+    standardize(params, false);
+  } else {
+    for (const auto &entry : *params.dict)
+      if (entry.second.is(Kind::Dict))
+        standardize(entry.second, true);
   }
-  if (!get("rope_type")) {
-    std::optional<Value> type = get("type");
-    dict_set(params, Value::str("rope_type"), type ? *type : Value::str("default"));
-  }
-  field->second = params;
+  attrs["rope_parameters"] = params;
 }
 
 } // namespace devlint::simulation

@@ -181,13 +181,19 @@ private:
                       std::vector<Value> args, std::vector<std::pair<std::string, Value>> kwargs,
                       const Frame &caller);
 
-  void standardize_rope_parameters(const ClassRef &cls, std::map<std::string, Value> &attrs,
-                                   const std::vector<std::pair<std::string, Value>> &kwargs);
+  void label_maps_from_num_labels(std::map<std::string, Value> &attrs);
+  void standardize_rope_parameters(const ClassRef &cls, const Value &self,
+                                   const std::vector<std::pair<std::string, Value>> &kwargs,
+                                   const Frame &caller);
+  void standardize_rope_params(std::map<std::string, Value> &attrs);
 
   void run_init(const ClassRef &cls, const Value &self, std::vector<Value> args,
                 std::vector<std::pair<std::string, Value>> kwargs, const Frame &caller,
                 const std::string &path, int guard = 0);
 
+  void keep_layer_attributes(ModuleNode &node, std::string_view leaf,
+                             const std::vector<Value> &args,
+                             const std::vector<std::pair<std::string, Value>> &kwargs);
   bool external_init(std::string_view leaf, const Value &self, const std::vector<Value> &args,
                      const std::vector<std::pair<std::string, Value>> &kwargs, const Frame &caller);
 
@@ -297,6 +303,7 @@ private:
               std::vector<std::pair<std::string, std::optional<Value>>> *saved = nullptr);
 
   std::string_view statement_keyword(const Stmt *s, const Frame &frame) const;
+  bool only_logs(const std::vector<Stmt *> &block, Frame &frame);
 
   void exec_block(const std::vector<Stmt *> &body, Frame &frame);
 

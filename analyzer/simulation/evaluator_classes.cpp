@@ -100,6 +100,10 @@ void Evaluator::index_file(const SyntaxFile *f) {
     imp[std::string(i.local_name)] = i.name.empty() ? full : std::string(i.name);
     if (i.module == "torch" && i.name == "nn")
       imp[std::string(i.local_name)] = "nn";
+    // `from copy import deepcopy` is copy.deepcopy (a standard library function, known by its
+    // module).
+    if (i.module == "copy" && !i.name.empty())
+      imp[std::string(i.local_name)] = full;
     // `import collections.abc` binds `collections`.
     std::string_view local = i.local_name;
     if (i.name.empty() && local.find('.') != std::string_view::npos) {
@@ -333,6 +337,7 @@ bool Evaluator::external_init(std::string_view leaf, const Value &self,
   if (!shape.known_layer)
     return leaf == "Module" || leaf == "PreTrainedModel" || ends_with_str(leaf, "Mixin");
   add_layer_tensors(*self.module, shape, caller, leaf);
+  keep_layer_attributes(*self.module, leaf, args, kwargs);
   return true;
 }
 
@@ -460,10 +465,10 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
     }
   }
   static const std::unordered_set<std::string> builtins = {
-      "range",    "len",        "int",     "float",   "str",     "bool",  "min",   "max",
-      "sum",      "abs",        "round",   "list",    "tuple",   "dict",  "set",   "enumerate",
-      "zip",      "isinstance", "getattr", "hasattr", "setattr", "super", "print", "sorted",
-      "reversed", "any",        "all",     "divmod",  "pow"};
+      "range",    "len",        "int",     "float",   "str",     "bool",     "min",   "max",
+      "sum",      "abs",        "round",   "list",    "tuple",   "dict",     "set",   "enumerate",
+      "zip",      "isinstance", "getattr", "hasattr", "setattr", "super",    "print", "sorted",
+      "reversed", "any",        "all",     "divmod",  "pow",     "frozenset"};
   if (builtins.count(name))
     return Value::ns("builtins." + name);
   if (name == "torch" || name == "nn" || name == "F" || name == "math" || name == "np" ||

@@ -79,6 +79,8 @@ nlohmann::json to_json(const Value &v, bool *complete) {
     for (const auto &[k, e] : *v.dict)
       if (k.is(Kind::Str))
         o[k.text] = to_json(e, complete);
+      else if (k.is(Kind::Int)) // json.dumps writes an int key as its digits (id2label)
+        o[std::to_string(k.integer)] = to_json(e, complete);
     return o;
   }
   case Kind::Object: {

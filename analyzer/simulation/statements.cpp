@@ -39,9 +39,15 @@ void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
   case ExprKind::Attribute: {
     Value obj = eval(target->operands[0], frame);
     std::string name(target->text);
-    if (obj.is(Kind::Module))
+    if (obj.is(Kind::Module)) {
+      // An instance of a class devlint cannot see (a kernel library's layer) may be a module
+      // holding parameters: listed, never counted as nothing (a torch.nn one is, at its call).
+      if (v.is(Kind::Unknown) && starts_with(v.text, "class `") &&
+          !starts_with(v.text, "class `nn.") && !starts_with(v.text, "class `torch.nn.") &&
+          ends_with_str(v.text, "is not in the package"))
+        report_unknown_value(frame, target, v, "module attribute");
       set_module_attr(*obj.module, name, v);
-    else if (obj.is(Kind::Object))
+    } else if (obj.is(Kind::Object))
       obj.object->attrs[name] = v;
     return;
   }
@@ -78,6 +84,27 @@ std::string_view Evaluator::statement_keyword(const Stmt *s, const Frame &frame)
   std::string_view t = frame.file->source->slice(s->range);
   size_t end = t.find_first_of(" \t\n(:;");
   return t.substr(0, end);
+}
+
+// Whether `block` only passes or reports: calls of a logger's methods (`logging.get_logger(...)`
+// or `logging.getLogger(...)`: they return None and change no object), `warnings.warn` and
+// `print`, and if statements of such blocks (elif).
+bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
+  for (const Stmt *s : block) {
+    if (s->kind == StmtKind::Other && statement_keyword(s, frame) == "pass")
+      continue;
+    if (s->kind == StmtKind::If && only_logs(s->body, frame) && only_logs(s->orelse, frame))
+      continue;
+    if (s->kind != StmtKind::Expr || !s->value || s->value->kind != ExprKind::Call ||
+        s->value->operands.empty())
+      return false;
+    Value callee = eval(s->value->operands[0], frame);
+    if (!callee.is(Kind::Namespace) ||
+        !(starts_with(callee.text, "logging.Logger.") || callee.text == "warnings.warn" ||
+          callee.text == "builtins.print"))
+      return false;
+  }
+  return true;
 }
 
 void Evaluator::exec_block(const std::vector<Stmt *> &body, Frame &frame) {
@@ -124,6 +151,9 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
     Value cond = eval(s->value, frame);
     auto t = truthy(cond);
     if (!t) {
+      // Whichever branch runs, it only logs: nothing the model builds depends on the condition.
+      if (only_logs(s->body, frame) && only_logs(s->orelse, frame))
+        return;
       report_unknown_value(frame, s->value, cond, "condition (taken as true)");
       t = true;
     }

@@ -110,6 +110,44 @@ Value Evaluator::activation_module(const Value &name, const Frame &caller) {
   return Value::module_value(&node);
 }
 
+// The int arguments a torch.nn layer keeps as attributes unchanged (`self.in_features =
+// in_features` in Linear.__init__): `self.embed.num_embeddings`, `conv.out_channels`. Those torch
+// normalizes (kernel_size to a tuple, a negative padding_idx) are not kept.
+void Evaluator::keep_layer_attributes(ModuleNode &node, std::string_view leaf,
+                                      const std::vector<Value> &args,
+                                      const std::vector<std::pair<std::string, Value>> &kwargs) {
+  static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> kKept = {
+      {"Linear", {"in_features", "out_features"}},
+      {"Bilinear", {"in1_features", "in2_features", "out_features"}},
+      {"Embedding", {"num_embeddings", "embedding_dim"}},
+      {"EmbeddingBag", {"num_embeddings", "embedding_dim"}},
+      {"GroupNorm", {"num_groups", "num_channels"}},
+      {"BatchNorm1d", {"num_features"}},
+      {"BatchNorm2d", {"num_features"}},
+      {"BatchNorm3d", {"num_features"}},
+      {"Conv1d", {"in_channels", "out_channels"}},
+      {"Conv2d", {"in_channels", "out_channels"}},
+      {"Conv3d", {"in_channels", "out_channels"}},
+      {"ConvTranspose1d", {"in_channels", "out_channels"}},
+      {"ConvTranspose2d", {"in_channels", "out_channels"}},
+      {"ConvTranspose3d", {"in_channels", "out_channels"}},
+  };
+  auto layer =
+      std::find_if(kKept.begin(), kKept.end(), [&](const auto &e) { return e.first == leaf; });
+  if (layer == kKept.end())
+    return;
+  auto &attrs = module_attrs_[&node];
+  for (size_t position = 0; position < layer->second.size(); ++position) {
+    std::string_view keyword = layer->second[position];
+    const Value *v = position < args.size() ? &args[position] : nullptr;
+    for (const auto &[k, kv] : kwargs)
+      if (k == keyword)
+        v = &kv;
+    if (v && v->is(Kind::Int))
+      attrs.emplace(std::string(keyword), *v);
+  }
+}
+
 Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
                                 const std::vector<std::pair<std::string, Value>> &kwargs,
                                 const Frame &caller, const Expr *call) {
@@ -153,6 +191,7 @@ Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> 
   LayerShape known = shape;
   known.unknown.clear();
   add_layer_tensors(node, known, caller, leaf);
+  keep_layer_attributes(node, leaf, args, kwargs);
   return Value::module_value(&node);
 }
 
