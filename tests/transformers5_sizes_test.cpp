@@ -334,5 +334,48 @@ TEST(Transformers5Sizes, ConfigurationsOwnRopeConversion) {
   EXPECT_EQ(compute_module_sizes(b.tree)[""], (8 + 2) * 4);
 }
 
+// `torch.linspace(0, rate, sum(depths)).split(depths)` gives 1-D pieces of those lengths, and
+// `.tolist()` their (unknown) elements: one drop rate per block. A logging-only branch may hold
+// a nested condition that is known (`if config.use_fallback:` false keeps its `raise` out).
+TEST(Transformers5Sizes, TensorSplitToListAndKnownConditionsInLoggingBranches) {
+  Built b = build("from huggingface_hub.dataclasses import strict\n"
+                  "from ...configuration_utils import PreTrainedConfig\n\n"
+                  "@strict\n"
+                  "class MConfig(PreTrainedConfig):\n"
+                  "    depths: list = (2, 3)\n"
+                  "    use_fallback: bool = False\n",
+                  "import torch\n"
+                  "from torch import nn\n"
+                  "from ...utils import logging\n"
+                  "from ...modeling_utils import PreTrainedModel\n"
+                  "from .kernels import kernels_available\n\n"
+                  "logger = logging.get_logger(__name__)\n\n"
+                  "class DropPath(nn.Module):\n"
+                  "    def __init__(self, p):\n"
+                  "        super().__init__()\n"
+                  "        self.p = p\n\n"
+                  "class MModel(PreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        if not kernels_available():\n"
+                  "            if config.use_fallback:\n"
+                  "                raise ImportError('no fallback')\n"
+                  "            else:\n"
+                  "                logger.warning_once('slow path')\n"
+                  "        rates = [x.tolist() for x in torch.linspace(0, 0.1, sum(config.depths))"
+                  ".split(config.depths)]\n"
+                  "        self.stages = nn.ModuleList()\n"
+                  "        for i, depth in enumerate(config.depths):\n"
+                  "            self.stages.append(nn.ModuleList(\n"
+                  "                [DropPath(rates[i][j]) if rates[i][j] > 0 else nn.Identity()\n"
+                  "                 for j in range(depth)]))\n"
+                  "        self.proj = nn.Linear(len(rates[1]), 2)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  EXPECT_EQ(b.tree.root->child("stages")->children.size(), 2u);
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (3 * 2 + 2) * 4);
+}
+
 } // namespace
 } // namespace devlint

@@ -88,13 +88,20 @@ std::string_view Evaluator::statement_keyword(const Stmt *s, const Frame &frame)
 
 // Whether `block` only passes or reports: calls of a logger's methods (`logging.get_logger(...)`
 // or `logging.getLogger(...)`: they return None and change no object), `warnings.warn` and
-// `print`, and if statements of such blocks (elif).
+// `print`, and if statements whose branches that may run are such blocks (elif).
 bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
   for (const Stmt *s : block) {
     if (s->kind == StmtKind::Other && statement_keyword(s, frame) == "pass")
       continue;
-    if (s->kind == StmtKind::If && only_logs(s->body, frame) && only_logs(s->orelse, frame))
-      continue;
+    if (s->kind == StmtKind::If) {
+      // A nested condition that is known runs one branch (`if self.use_mambapy:`, false, keeps a
+      // `raise` in the other out of it).
+      std::optional<bool> taken = truthy(eval(s->value, frame));
+      if (taken ? only_logs(*taken ? s->body : s->orelse, frame)
+                : only_logs(s->body, frame) && only_logs(s->orelse, frame))
+        continue;
+      return false;
+    }
     if (s->kind != StmtKind::Expr || !s->value || s->value->kind != ExprKind::Call ||
         s->value->operands.empty())
       return false;

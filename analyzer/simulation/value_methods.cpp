@@ -123,6 +123,39 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
         t.dims = *dims;
         return t;
       }
+    // A 1-D tensor of known length: split(sizes) or split(n) gives 1-D pieces of those lengths
+    // (torch.linspace(0, rate, sum(depths)).split(depths)); tolist() its elements, unknown.
+    if (self.dims.size() == 1 && self.dims[0] >= 0 &&
+        static_cast<size_t>(self.dims[0]) <= kMaxLoop) {
+      int64_t length = self.dims[0];
+      std::vector<int64_t> pieces;
+      if (name == "split" && p.size() == 1 && p[0].is(Kind::List)) {
+        int64_t total = 0;
+        for (const Value &v : *p[0].list) {
+          if (!v.is(Kind::Int) || v.integer < 0 || v.integer > length)
+            return Value::unknown("tensor.split of unknown sizes");
+          pieces.push_back(v.integer);
+          total += v.integer;
+        }
+        if (total != length) // torch raises: the sizes must add up to the length
+          return Value::unknown("tensor.split sizes that do not add up to its length");
+      } else if (name == "split" && p.size() == 1 && p[0].is(Kind::Int) && p[0].integer > 0) {
+        for (int64_t start = 0; start < length; start += p[0].integer)
+          pieces.push_back(std::min(p[0].integer, length - start));
+      }
+      if (name == "split" && p.size() == 1 && (p[0].is(Kind::List) || p[0].is(Kind::Int))) {
+        ValueList items;
+        for (int64_t n : pieces) {
+          Value piece = tensor_like(self, n);
+          piece.dims = {n};
+          items.push_back(piece);
+        }
+        return Value::list_of(std::move(items));
+      }
+      if (name == "tolist" && p.empty())
+        return Value::list_of(
+            ValueList(static_cast<size_t>(length), Value::unknown("an element of a tensor")));
+    }
     if (name == "expand") // the new size is unknown; view and reshape keep the count
       return tensor_of(std::nullopt, self.integer_dtype, self.element_bytes);
     if (name == "size" && p.empty() && !self.dims.empty()) {
