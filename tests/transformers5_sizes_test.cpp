@@ -377,5 +377,44 @@ TEST(Transformers5Sizes, TensorSplitToListAndKnownConditionsInLoggingBranches) {
   EXPECT_EQ(compute_module_sizes(b.tree)[""], (3 * 2 + 2) * 4);
 }
 
+// A set of ints walks in CPython's order (hash = the int, an 8-slot table, probing, growth):
+// {2, 5, 8, 11} as 8, 2, 11, 5 (what Python 3 prints); any()/all() over known elements; a
+// `{k: v for ...}` comprehension is a dict; a mixin's super().__init__ is the next class of the
+// instance's MRO (BackboneMixin before the PreTrainedModel that keeps `self.config`).
+TEST(Transformers5Sizes, IntSetOrderAnyAllDictComprehensionsAndMixinSuper) {
+  Built b = build(kRopeConfig,
+                  "from torch import nn\n"
+                  "from ...modeling_utils import PreTrainedModel\n\n"
+                  "class Mixin:\n"
+                  "    def __init__(self, *args, **kwargs):\n"
+                  "        super().__init__(*args, **kwargs)\n"
+                  "        widths = {name: i + 1 for i, name in enumerate(['a', 'b'])}\n"
+                  "        self.mixed = nn.Linear(self.config.hidden_size, widths['b'])\n\n"
+                  "class MPreTrainedModel(PreTrainedModel):\n"
+                  "    pass\n\n"
+                  "class MModel(Mixin, MPreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        order = list(set([2, 5, 8, 11, 5]))\n"
+                  "        grown = list(set(range(20, 0, -3)))\n"
+                  "        if not all(i > 0 for i in order) or any(i > 11 for i in order):\n"
+                  "            raise ValueError('not reached')\n"
+                  "        self.first = nn.Linear(1, order[0], bias=False)\n"
+                  "        self.second = nn.Linear(1, order[1], bias=False)\n"
+                  "        self.third = nn.Linear(1, order[2], bias=False)\n"
+                  "        self.grown = nn.Linear(1, grown[0], bias=False)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  std::map<std::string, int64_t> tensors;
+  for (const NamedTensor &t : named_tensors(b.tree, false))
+    tensors[t.name] = t.tensor->numel.value_or(-1);
+  EXPECT_EQ(tensors["first.weight"], 8);
+  EXPECT_EQ(tensors["second.weight"], 2);
+  EXPECT_EQ(tensors["third.weight"], 11);
+  EXPECT_EQ(tensors["grown.weight"], 2); // Python: [2, 5, 8, 11, 14, 17, 20]
+  EXPECT_EQ(tensors["mixed.weight"], 8 * 2);
+}
+
 } // namespace
 } // namespace devlint

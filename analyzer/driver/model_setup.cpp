@@ -87,6 +87,30 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
   }
   setup.siblings = find_sibling_models(directory, texts);
   std::vector<const SyntaxFile *> config_files;
+  // transformers' backbone helpers (`from ...backbone_utils import load_backbone,
+  // consolidate_backbone_kwargs_to_config`, BackboneMixin): run from the tree as a library file,
+  // as the packages of the backbones they build are.
+  bool uses_backbone_helpers =
+      std::any_of(texts.begin(), texts.end(),
+                  [](const std::string &t) {
+                    return t.find("backbone_utils import") != std::string::npos;
+                  }) ||
+      std::any_of(setup.sources.begin(), setup.sources.end(), [](const auto &source) {
+        return source->text.find("backbone_utils import") != std::string::npos;
+      });
+  if (setup.siblings.in_transformers_tree && uses_backbone_helpers) {
+    std::error_code ec;
+    // DIRECTORY is TREE/models/<model>, as find_sibling_models found it.
+    fs::path helpers = fs::weakly_canonical(fs::path(directory), ec).parent_path().parent_path() /
+                       "backbone_utils.py";
+    Diagnostic d;
+    if (!ec && fs::is_regular_file(helpers, ec))
+      if (auto source = read_source_file(helpers.string(), kMaxInputBytes, d)) {
+        setup.sources.push_back(std::move(source));
+        setup.syntax.push_back(lower_python(*setup.sources.back()));
+        setup.library_files.push_back(setup.syntax.back().get());
+      }
+  }
   for (const std::string &sibling : setup.siblings.directories) {
     std::vector<fs::path> paths;
     std::error_code ec;

@@ -88,7 +88,7 @@ std::map<std::string, std::string> mapping(const std::vector<std::string> &texts
 // `MODEL_FOR_X_MAPPING = _LazyAutoMapping(CONFIG_MAPPING_NAMES, MODEL_FOR_X_MAPPING_NAMES)`.
 AutoModelClasses auto_model_classes(const std::vector<std::string> &texts) {
   static const std::regex class_pattern(
-      R"re(class (AutoModel\w*)\(_BaseAutoModelClass\):\s*\n\s*_model_mapping = (\w+))re");
+      R"re(class (Auto\w*)\(_BaseAuto(?:Model|Backbone)Class\):\s*\n\s*_model_mapping = (\w+))re");
   static const std::regex lazy_pattern(
       R"re((\w+) = _LazyAutoMapping\(\s*CONFIG_MAPPING_NAMES,\s*(\w+)\s*\))re");
   std::map<std::string, std::string> names_of_mapping;

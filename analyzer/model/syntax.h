@@ -32,7 +32,8 @@ enum class ExprKind : uint8_t {
   Slice,   // operands = bounds that are present
   Starred, // operands[0]
   Lambda,
-  Comprehension, // operands[0] = element, operands[1] = iterated expression
+  Comprehension, // operands[0] = element, operands[1] = iterated expression; a dict's key in
+                 // keywords[0] (text "dict")
   Other,
 };
 

@@ -68,6 +68,22 @@ Value Evaluator::call_value(const Value &callee, Arguments args, Frame &frame, c
                          frame.module_path);
   case Kind::Super: {
     if (callee.text == "__init__" && frame.current_class && callee.bound_self) {
+      if (std::optional<std::vector<MroEntry>> after =
+              mro_after(*callee.bound_self, frame.current_class)) {
+        // super() is the next class of the instance's MRO: a mixin's super().__init__ reaches
+        // the model class after it (BackboneMixin -> the PreTrainedModel that keeps the config).
+        for (const MroEntry &next : *after) {
+          if (next.cls) {
+            run_init(*next.cls, *callee.bound_self, std::move(args.positional),
+                     std::move(args.keywords), frame, frame.module_path);
+            return Value::none();
+          }
+          if (external_init(leaf_name(next.dotted), *callee.bound_self, args.positional,
+                            args.keywords, frame))
+            return Value::none();
+        }
+        return Value::none();
+      }
       ClassRef current{frame.current_class, frame.file};
       for (auto &[base, dotted] : bases_of(current)) {
         if (base) {
@@ -401,27 +417,80 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   return Value::unknown("`" + std::string(name) + "(...)`");
 }
 
+// The order CPython's set walks ints in: each hashes to itself (-1 to -2), is placed by its hash
+// in a table of 8 slots (linear probes of 9, then perturbation), and the table grows to four
+// times the elements once 3/5 full, re-placing them in table order (Objects/setobject.c).
+static std::vector<int64_t> cpython_int_set_order(const std::vector<int64_t> &values) {
+  std::vector<std::optional<int64_t>> table(8);
+  size_t used = 0;
+  auto place = [](std::vector<std::optional<int64_t>> &t, int64_t v) {
+    size_t mask = t.size() - 1;
+    uint64_t hash = static_cast<uint64_t>(v == -1 ? -2 : v);
+    uint64_t perturb = hash;
+    size_t i = hash & mask;
+    while (true) {
+      size_t probes = i + 9 <= mask ? 9 : 0;
+      for (size_t k = 0; k <= probes; ++k)
+        if (!t[i + k]) {
+          t[i + k] = v;
+          return;
+        }
+      perturb >>= 5;
+      i = (i * 5 + 1 + perturb) & mask;
+    }
+  };
+  for (int64_t v : values) {
+    if (std::any_of(table.begin(), table.end(), [&](const auto &e) { return e && *e == v; }))
+      continue;
+    place(table, v);
+    ++used;
+    if (used * 5 >= (table.size() - 1) * 3) {
+      size_t size = 8;
+      while (size <= used * 4)
+        size <<= 1;
+      std::vector<std::optional<int64_t>> grown(size);
+      for (const auto &e : table)
+        if (e)
+          place(grown, *e);
+      table = std::move(grown);
+    }
+  }
+  std::vector<int64_t> order;
+  for (const auto &e : table)
+    if (e)
+      order.push_back(*e);
+  return order;
+}
+
 // A set as the list its iteration walks. Strings hash by PYTHONHASHSEED, so their order differs
 // from run to run: first appearance is the order of one such run (the same tensors, registered in
-// another order). Small ints hash to themselves and a set of them under 8 (its smallest table)
-// walks in ascending order. Other elements (floats, larger ints, mixed kinds) stay unknown.
+// another order). Ints (and bools) walk in CPython's order. Other elements stay unknown.
 static Value set_of(const ValueList &items, std::string_view leaf) {
-  ValueList unique;
-  bool strings = true, small_ints = true;
+  bool strings = true, ints = true;
+  std::vector<int64_t> numbers;
+  constexpr int64_t kHashedAsThemselves = (int64_t{1} << 61) - 2;
   for (const Value &v : items) {
     strings = strings && v.is(Kind::Str);
-    small_ints = small_ints && v.is(Kind::Int) && v.integer >= 0 && v.integer < 8;
-    if (std::none_of(unique.begin(), unique.end(), [&](const Value &u) {
-          auto eq = equal(u, v);
-          return eq && *eq;
-        }))
-      unique.push_back(v);
+    ints = ints && (v.is(Kind::Int) || v.is(Kind::Bool)) && v.integer <= kHashedAsThemselves &&
+           v.integer >= -kHashedAsThemselves;
+    numbers.push_back(v.integer);
   }
-  if (small_ints)
-    std::sort(unique.begin(), unique.end(),
-              [](const Value &x, const Value &y) { return x.integer < y.integer; });
-  else if (!strings)
+  if (ints && !items.empty()) {
+    ValueList ordered;
+    for (int64_t n : cpython_int_set_order(numbers)) {
+      auto first =
+          std::find_if(items.begin(), items.end(), [&](const Value &v) { return v.integer == n; });
+      ordered.push_back(*first); // {True, 1} keeps the first spelling, as Python does
+    }
+    return Value::list_of(std::move(ordered));
+  }
+  if (!strings)
     return Value::unknown(std::string(leaf) + "() of elements without a known order");
+  ValueList unique;
+  for (const Value &v : items)
+    if (std::none_of(unique.begin(), unique.end(),
+                     [&](const Value &u) { return u.text == v.text; }))
+      unique.push_back(v);
   return Value::list_of(std::move(unique));
 }
 
@@ -559,6 +628,19 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
       return Value::list_of(std::move(keys));
     }
     return Value::unknown(std::string(leaf) + "()");
+  }
+  if ((leaf == "any" || leaf == "all") && p.size() == 1 && p[0].is(Kind::List)) {
+    // any(): true at the first true element, false when all are known false; all() the reverse.
+    bool decisive = leaf == "any", unknown = false;
+    for (const Value &v : *p[0].list) {
+      std::optional<bool> t = truthy(v);
+      if (!t)
+        unknown = true;
+      else if (*t == decisive)
+        return Value::boolean(decisive);
+    }
+    return unknown ? Value::unknown(std::string(leaf) + "() of unknown values")
+                   : Value::boolean(!decisive);
   }
   if (leaf == "set" || leaf == "frozenset") {
     if (p.empty())

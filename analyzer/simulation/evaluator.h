@@ -49,6 +49,13 @@ struct ClassRef {
   const SyntaxFile *file = nullptr;
 };
 
+// One class of a method resolution order: a package class, or a base outside the package by its
+// dotted name.
+struct MroEntry {
+  std::optional<ClassRef> cls;
+  std::string dotted;
+};
+
 // A configuration class that CONFIG_MAPPING names but the package does not define: a namespace
 // value `kOtherModelConfiguration + model_type`, called like the class (sub_models.cpp).
 inline constexpr std::string_view kOtherModelConfiguration = "configuration of model_type ";
@@ -110,6 +117,8 @@ public:
   Value class_attribute(const ClassRef &cls, const std::string &name);
 
   std::optional<ClassRef> node_class(const ModuleNode *node) const;
+  std::optional<std::vector<MroEntry>> linearize(const ClassRef &cls, int guard = 0);
+  std::optional<std::vector<MroEntry>> mro_after(const Value &self, const ClassDef *current);
 
   // `getattr(node, name)` as the evaluated __init__ left it.
   Value module_attribute(ModuleNode *node, const std::string &name) {

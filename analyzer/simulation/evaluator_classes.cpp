@@ -81,6 +81,77 @@ std::optional<ClassRef> Evaluator::node_class(const ModuleNode *node) const {
   return it->second;
 }
 
+// Python's C3 linearization of `cls` over the package's classes; a base outside the package
+// ends its line (its own bases are not known). Nullopt when the bases admit no order.
+std::optional<std::vector<MroEntry>> Evaluator::linearize(const ClassRef &cls, int guard) {
+  if (guard > 16)
+    return std::nullopt;
+  std::vector<std::vector<MroEntry>> sequences;
+  std::vector<MroEntry> direct;
+  for (auto &[base, dotted] : bases_of(cls)) {
+    MroEntry entry{base, dotted};
+    if (base) {
+      std::optional<std::vector<MroEntry>> line = linearize(*base, guard + 1);
+      if (!line)
+        return std::nullopt;
+      sequences.push_back(*line);
+    } else {
+      sequences.push_back({entry});
+    }
+    direct.push_back(entry);
+  }
+  sequences.push_back(direct);
+  std::vector<MroEntry> out{MroEntry{cls, ""}};
+  auto same = [](const MroEntry &a, const MroEntry &b) {
+    return a.cls ? b.cls && a.cls->def == b.cls->def : !b.cls && a.dotted == b.dotted;
+  };
+  while (true) {
+    sequences.erase(std::remove_if(sequences.begin(), sequences.end(),
+                                   [](const auto &sequence) { return sequence.empty(); }),
+                    sequences.end());
+    if (sequences.empty())
+      return out;
+    const MroEntry *head = nullptr;
+    for (const auto &sequence : sequences) {
+      bool in_a_tail = std::any_of(sequences.begin(), sequences.end(), [&](const auto &other) {
+        return std::any_of(other.begin() + 1, other.end(),
+                           [&](const MroEntry &e) { return same(e, sequence.front()); });
+      });
+      if (!in_a_tail) {
+        head = &sequence.front();
+        break;
+      }
+    }
+    if (!head)
+      return std::nullopt;
+    MroEntry next = *head;
+    out.push_back(next);
+    for (auto &sequence : sequences)
+      if (same(sequence.front(), next))
+        sequence.erase(sequence.begin());
+  }
+}
+
+// The classes after `current` in the MRO of `self`'s class: where super() looks.
+std::optional<std::vector<MroEntry>> Evaluator::mro_after(const Value &self,
+                                                          const ClassDef *current) {
+  std::optional<ClassRef> instance;
+  if (self.is(Kind::Module))
+    instance = node_class(self.module);
+  else if (self.is(Kind::Object) && self.object->class_def)
+    instance = find_class(self.object->class_def->name);
+  if (!instance || instance->def == current)
+    return std::nullopt;
+  std::optional<std::vector<MroEntry>> mro = linearize(*instance);
+  if (!mro)
+    return std::nullopt;
+  auto at = std::find_if(mro->begin(), mro->end(),
+                         [&](const MroEntry &e) { return e.cls && e.cls->def == current; });
+  if (at == mro->end())
+    return std::nullopt;
+  return std::vector<MroEntry>(at + 1, mro->end());
+}
+
 void Evaluator::index_file(const SyntaxFile *f) {
   if (!indexed_.insert(f).second)
     return;

@@ -273,7 +273,7 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
     return Value::unknown("comprehension over an unknown value");
   }
   std::vector<std::pair<std::string, std::optional<Value>>> saved;
-  ValueList out;
+  ValueList out, keys;
   bool unknown_condition = false;
   for (const Value &item : *iterated.list) {
     assign(target, item, frame, &saved);
@@ -291,8 +291,11 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
     }
     if (unknown_condition)
       break;
-    if (keep)
+    if (keep) {
+      if (e->text == "dict" && !e->keywords.empty() && e->keywords[0].value)
+        keys.push_back(eval(e->keywords[0].value, frame)); // the key first (Python 3.8)
       out.push_back(eval(element, frame));
+    }
   }
   for (auto &[name, old] : saved) {
     if (old)
@@ -302,6 +305,17 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
   }
   if (unknown_condition)
     return Value::unknown("comprehension with an unknown condition");
+  if (keys.size() == out.size() && !keys.empty()) {
+    Value dict = Value::dict_of({});
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].is(Kind::Unknown))
+        return Value::unknown("a dict comprehension with an unknown key");
+      dict_set(dict, keys[i], out[i]);
+    }
+    return dict;
+  }
+  if (e->text == "dict" && out.empty())
+    return Value::dict_of({});
   return Value::list_of(std::move(out));
 }
 

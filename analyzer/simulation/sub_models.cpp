@@ -30,7 +30,12 @@ std::optional<Value> Evaluator::eval_from_config(const Expr *call, Frame &frame)
       (callee->text != "from_config" && callee->text != "_from_config"))
     return std::nullopt;
   Value owner = eval(callee->operands[0], frame);
-  bool auto_class = owner.is(Kind::Namespace) && starts_with(leaf_name(owner.text), "AutoModel");
+  // AutoModel*, and the tree's other auto classes with a model mapping (AutoBackbone, whose
+  // _BaseAutoBackboneClass builds from a configuration as _BaseAutoModelClass does).
+  bool auto_class = owner.is(Kind::Namespace) &&
+                    (starts_with(leaf_name(owner.text), "AutoModel") ||
+                     (auto_classes_ &&
+                      auto_classes_->by_auto_class.count(std::string(leaf_name(owner.text))) != 0));
   if (owner.is(Kind::Class)) {
     ClassRef cls{owner.class_def, owner.file};
     if (!class_is_module(cls) ||
@@ -95,6 +100,10 @@ std::optional<ClassRef> Evaluator::auto_model_class(std::string_view auto_class,
     if (const std::string *name = auto_classes_->find(std::string(auto_class), model_type.text))
       if (std::optional<ClassRef> ref = find_class(*name))
         return ref;
+  if (!starts_with(auto_class, "AutoModel")) {
+    why = "the tree's mapping of " + std::string(auto_class) + " has no class for " + described;
+    return std::nullopt;
+  }
   std::string_view suffix = auto_class.substr(std::string_view("AutoModel").size());
   std::vector<ClassRef> found;
   std::string names;

@@ -908,6 +908,13 @@ private:
       for (Expr *condition : conditions[0])
         if (condition)
           e->operands.push_back(condition);
+      // `{k: v for ...}` over one clause keeps its key too (keywords[0], unnamed), so a dict can
+      // be built from it.
+      if (kind(body) == Sym::Pair && clauses.size() == 1)
+        if (Expr *key = lower_expr(field(body, sym_.key), depth)) {
+          e->text = "dict";
+          e->keywords.push_back(Keyword{std::string_view(), key});
+        }
       return e;
     }
     case Sym::NamedExpression: {
