@@ -416,5 +416,29 @@ TEST(Transformers5Sizes, IntSetOrderAnyAllDictComprehensionsAndMixinSuper) {
   EXPECT_EQ(tensors["mixed.weight"], 8 * 2);
 }
 
+// torch.normal(mean, std, size=(n,)) is n elements; torch.rsqrt keeps its tensor's shape (a 0-dim
+// scalar buffer); enumerate() over a ModuleList walks its children.
+TEST(Transformers5Sizes, NormalWithSizeRsqrtAndEnumerateModuleList) {
+  Built b = build(
+      kRopeConfig,
+      "import torch\n"
+      "from torch import nn\n"
+      "from ...modeling_utils import PreTrainedModel\n\n"
+      "class MModel(PreTrainedModel):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__(config)\n"
+      "        self.lambda_q = nn.Parameter(torch.normal(0, 0.1, size=(config.head_dim,)))\n"
+      "        self.register_buffer('scale', torch.rsqrt(torch.tensor(2.0)), persistent=False)\n"
+      "        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n"
+      "        for i, layer in enumerate(self.layers):\n"
+      "            if i == 2:\n"
+      "                self.last = nn.Linear(layer.out_features, 1, bias=False)\n",
+      "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  // lambda_q 4 (head_dim 8 // 2), scale 1, layers 3 x 6, last 2.
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (4 + 1 + 18 + 2) * 4);
+}
+
 } // namespace
 } // namespace devlint

@@ -258,11 +258,16 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     return configuration_of_other_model(std::string(name.substr(kOtherModelConfiguration.size())),
                                         a);
   // torch tensor constructors
+  // torch.normal(mean, std, size=...) with numbers: a tensor of that size (its other forms take
+  // the shape of tensor arguments).
+  bool sized_normal = leaf == "normal" && keyword_or(a, "size", SIZE_MAX) &&
+                      std::all_of(a.positional.begin(), a.positional.end(),
+                                  [](const Value &v) { return v.is_number(); });
   if (leaf == "empty" || leaf == "zeros" || leaf == "ones" || leaf == "randn" || leaf == "rand" ||
-      leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor") {
+      leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor" || sized_normal) {
     std::vector<Value> shape = a.positional;
-    if (leaf == "full" && !shape.empty())
-      shape.resize(1);
+    if ((leaf == "full" || sized_normal) && !shape.empty())
+      shape.resize(leaf == "full" ? 1 : 0);
     if (const Value *s = keyword_or(a, "size", SIZE_MAX))
       shape = {*s};
     std::vector<int64_t> dims;
@@ -392,7 +397,8 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     return copied(a.positional[0], name == "copy.deepcopy", 0);
   // torch.tril(torch.ones(n, n)): elementwise functions keep their argument's shape.
   if ((leaf == "tril" || leaf == "triu" || leaf == "cos" || leaf == "sin" || leaf == "abs" ||
-       leaf == "sigmoid" || leaf == "tanh" || leaf == "flip" || leaf == "clone") &&
+       leaf == "sigmoid" || leaf == "tanh" || leaf == "flip" || leaf == "clone" ||
+       leaf == "rsqrt") &&
       !a.positional.empty() && a.positional[0].is(Kind::Tensor)) {
     Value t = tensor_like(a.positional[0], a.positional[0].numel);
     t.dims = a.positional[0].dims;
@@ -657,6 +663,12 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
     for (const auto &[k, v] : a.keywords)
       items.emplace_back(Value::str(k), v);
     return Value::dict_of(std::move(items));
+  }
+  if (leaf == "enumerate" && !p.empty() && p[0].is(Kind::Module)) { // a ModuleList's children
+    ValueList children;
+    for (const auto &[n, c] : p[0].module->children)
+      children.push_back(Value::module_value(c));
+    p[0] = Value::list_of(std::move(children));
   }
   if (leaf == "enumerate" && !p.empty() && p[0].is(Kind::List)) {
     ValueList items;
