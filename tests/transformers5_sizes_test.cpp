@@ -440,5 +440,48 @@ TEST(Transformers5Sizes, NormalWithSizeRsqrtAndEnumerateModuleList) {
   EXPECT_EQ(compute_module_sizes(b.tree)[""], (4 + 1 + 18 + 2) * 4);
 }
 
+// nn.Module's iterators yield what __init__ built (`for p in self.patcher.parameters():
+// p.requires_grad = False` changes no size); `a[::-1]` reverses a list; isinstance of a
+// sub-configuration read back from JSON goes by its model_type.
+TEST(Transformers5Sizes, ModuleIteratorsSliceStepsAndIsinstanceByModelType) {
+  Built b =
+      build("from huggingface_hub.dataclasses import strict\n"
+            "from ...configuration_utils import PreTrainedConfig\n\n"
+            "@strict\n"
+            "class PartConfig(PreTrainedConfig):\n"
+            "    model_type = 'part'\n"
+            "    hidden_size: int = 4\n\n"
+            "@strict\n"
+            "class MConfig(PreTrainedConfig):\n"
+            "    hidden_sizes: list = (2, 3, 5)\n"
+            "    part_config: dict | None = None\n\n"
+            "    def __post_init__(self, **kwargs):\n"
+            "        self.part_config = PartConfig()\n"
+            "        super().__post_init__(**kwargs)\n",
+            "from torch import nn\n"
+            "from ...modeling_utils import PreTrainedModel\n"
+            "from .configuration_m import PartConfig\n\n"
+            "class MModel(PreTrainedModel):\n"
+            "    def __init__(self, config):\n"
+            "        super().__init__(config)\n"
+            "        if not isinstance(config.part_config, PartConfig):\n"
+            "            raise TypeError('part_config')\n"
+            "        self.patcher = nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2))\n"
+            "        for param in self.patcher.parameters():\n"
+            "            param.requires_grad = False\n"
+            "        count = len(list(self.patcher.parameters())) + len(list(self.modules()))\n"
+            "        reversed_sizes = config.hidden_sizes[::-1]\n"
+            "        self.head = nn.Linear(reversed_sizes[0], count, bias=False)\n"
+            "        for name, child in self.named_children():\n"
+            "            if name == 'head':\n"
+            "                self.tail = nn.Linear(child.in_features, 1, bias=False)\n",
+            "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  // patcher 6 + 4; head 5 x (4 parameters + 4 modules: the model, patcher and its two layers);
+  // tail 5.
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (10 + 5 * 8 + 5) * 4);
+}
+
 } // namespace
 } // namespace devlint

@@ -704,6 +704,18 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
           return Value::boolean(true);
         continue;
       }
+      // A sub-configuration read back from config.json has lost its class: its model_type
+      // names it (the class that to_dict wrote it from).
+      if (t.is(Kind::Class) && t.class_def && v.is(Kind::Object) && v.object &&
+          !v.object->class_def) {
+        Value mine = get_attr(v, "model_type", frame);
+        Value theirs = class_attribute(ClassRef{t.class_def, t.file}, "model_type");
+        if (mine.is(Kind::Str) && theirs.is(Kind::Str) && mine.text == theirs.text)
+          return Value::boolean(true);
+        if (mine.is(Kind::Str) && theirs.is(Kind::Str))
+          continue;
+        return Value::unknown("isinstance of a configuration without model_type");
+      }
       if (!t.is(Kind::Namespace))
         return Value::unknown("isinstance");
       std::string_view tn = leaf_name(t.text);

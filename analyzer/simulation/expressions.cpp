@@ -403,6 +403,39 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
         return Value::list_of(std::move(out));
       }
     }
+    // a[::-1] and other steps of a list: Python's slice.indices (a negative step starts at the
+    // end and stops before the start).
+    size_t second = colon == std::string::npos ? colon : text.find(':', colon + 1);
+    if (v.is(Kind::List) && second != std::string::npos &&
+        text.find(':', second + 1) == std::string::npos) {
+      Value step_value = text.substr(second + 1).find_first_not_of(' ') == std::string::npos
+                             ? Value::integer_value(1)
+                             : eval_simple_text(text.substr(second + 1), frame);
+      if (step_value.is(Kind::Int) && step_value.integer != 0) {
+        int64_t step = step_value.integer;
+        auto clamp = [&](std::string s, bool is_start) -> std::optional<int64_t> {
+          if (s.find_first_not_of(' ') == std::string::npos)
+            return step > 0 ? (is_start ? 0 : n) : (is_start ? n - 1 : -1);
+          Value b = eval_simple_text(s, frame);
+          if (!b.is(Kind::Int))
+            return std::nullopt;
+          int64_t x = b.integer < 0 ? b.integer + n : b.integer;
+          if (x < 0)
+            return step > 0 ? 0 : -1;
+          if (x >= n)
+            return step > 0 ? n : n - 1;
+          return x;
+        };
+        auto start = clamp(text.substr(0, colon), true);
+        auto stop = clamp(text.substr(colon + 1, second - colon - 1), false);
+        if (start && stop) {
+          ValueList out;
+          for (int64_t i = *start; step > 0 ? i < *stop : i > *stop; i += step)
+            out.push_back((*v.list)[static_cast<size_t>(i)]);
+          return Value::list_of(std::move(out));
+        }
+      }
+    }
   }
   if (v.is(Kind::Unknown))
     return v;

@@ -243,6 +243,60 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
         add_container_item(node, std::to_string(node.children.size()), v, frame, call);
       return Value::none();
     }
+    // nn.Module's iterators: children() and named_children() (name, module), modules() (itself
+    // first, then every descendant once, depth first), parameters()/named_parameters() and
+    // buffers()/named_buffers() (recursive, a shared tensor once). What they yield is read back.
+    if ((name == "children" || name == "named_children" || name == "modules" ||
+         name == "named_modules") &&
+        p.empty() && a.keywords.empty()) {
+      bool named = name.rfind("named_", 0) == 0;
+      ValueList items;
+      auto add = [&](const std::string &path, ModuleNode *m) {
+        Value v = Value::module_value(m);
+        items.push_back(named ? Value::list_of({Value::str(path), v}) : v);
+      };
+      if (name == "children" || name == "named_children") {
+        for (const auto &[n, c] : node.children)
+          add(n, c);
+      } else {
+        std::vector<const ModuleNode *> seen;
+        std::function<void(ModuleNode *, const std::string &, int)> walk =
+            [&](ModuleNode *m, const std::string &path, int depth) {
+              if (depth > 64 || std::find(seen.begin(), seen.end(), m) != seen.end())
+                return;
+              seen.push_back(m);
+              add(path, m);
+              for (const auto &[n, c] : m->children)
+                walk(c, path.empty() ? n : path + "." + n, depth + 1);
+            };
+        walk(&node, "", 0);
+      }
+      return Value::list_of(std::move(items));
+    }
+    if ((name == "parameters" || name == "named_parameters" || name == "buffers" ||
+         name == "named_buffers") &&
+        p.empty() && a.keywords.empty()) {
+      bool named = name.rfind("named_", 0) == 0;
+      bool buffers = name.find("buffers") != std::string::npos;
+      ModuleTree view;
+      view.root = &node;
+      ValueList items;
+      std::unordered_set<int> seen;
+      for (const NamedTensor &t : named_tensors(view, false)) {
+        if (t.tensor->is_buffer != buffers || !seen.insert(t.tensor->storage).second)
+          continue;
+        Value v;
+        v.kind = Kind::Tensor;
+        v.numel = t.tensor->numel;
+        v.dims = t.tensor->dims;
+        v.integer_dtype = t.tensor->integer_dtype;
+        v.element_bytes = t.tensor->element_bytes;
+        v.is_parameter = !buffers;
+        v.source_tensor = t.tensor;
+        items.push_back(named ? Value::list_of({Value::str(t.name), v}) : v);
+      }
+      return Value::list_of(std::move(items));
+    }
     static const std::unordered_set<std::string> ignored = {
         "post_init",
         "init_weights",
