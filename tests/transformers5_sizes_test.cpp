@@ -483,5 +483,41 @@ TEST(Transformers5Sizes, ModuleIteratorsSliceStepsAndIsinstanceByModelType) {
   EXPECT_EQ(compute_module_sizes(b.tree)[""], (10 + 5 * 8 + 5) * 4);
 }
 
+// Replacing a backbone's BatchNorm2d layers by a frozen one (DETR-style replace_batch_norm):
+// isinstance of a module against a torch.nn class, a branch that only fills tensors in place
+// (`new.weight.copy_(old.weight)` under an unknown device test), and `model._modules[name] =`.
+TEST(Transformers5Sizes, FrozenBatchNormReplacement) {
+  Built b = build(kRopeConfig,
+                  "import torch\n"
+                  "from torch import nn\n"
+                  "from ...modeling_utils import PreTrainedModel\n\n"
+                  "class FrozenBatchNorm2d(nn.Module):\n"
+                  "    def __init__(self, n):\n"
+                  "        super().__init__()\n"
+                  "        self.register_buffer('weight', torch.ones(n))\n"
+                  "        self.register_buffer('bias', torch.zeros(n))\n\n"
+                  "def replace_batch_norm(model):\n"
+                  "    for name, module in model.named_children():\n"
+                  "        if isinstance(module, nn.BatchNorm2d):\n"
+                  "            new_module = FrozenBatchNorm2d(module.num_features)\n"
+                  "            if module.weight.device != torch.device('meta'):\n"
+                  "                new_module.weight.copy_(module.weight)\n"
+                  "            model._modules[name] = new_module\n"
+                  "        if len(list(module.children())) > 0:\n"
+                  "            replace_batch_norm(module)\n\n"
+                  "class MModel(PreTrainedModel):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        self.block = nn.Sequential(nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4))\n"
+                  "        self.norm = nn.BatchNorm2d(2)\n"
+                  "        replace_batch_norm(self)\n",
+                  "MConfig", "MModel");
+  ASSERT_NE(b.tree.root, nullptr);
+  EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
+  EXPECT_EQ(b.tree.root->child("norm")->class_name, "FrozenBatchNorm2d");
+  // conv 12 + 4; frozen norms 2 x 4 and 2 x 2 (no running stats, no num_batches_tracked).
+  EXPECT_EQ(compute_module_sizes(b.tree)[""], (16 + 8 + 4) * 4);
+}
+
 } // namespace
 } // namespace devlint

@@ -719,6 +719,20 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
       if (!t.is(Kind::Namespace))
         return Value::unknown("isinstance");
       std::string_view tn = leaf_name(t.text);
+      // A module against a torch.nn class: a torch layer is its own class; a package class is
+      // the torch layer it derives from, else a plain nn.Module. torch's private bases
+      // (_BatchNorm, _ConvNd) are not modelled.
+      if (v.is(Kind::Module) && (starts_with(t.text, "nn.") || starts_with(t.text, "torch.nn."))) {
+        if (tn == "Module")
+          return Value::boolean(true);
+        if (starts_with(tn, "_"))
+          return Value::unknown("isinstance of a torch base class");
+        std::optional<ClassRef> own = node_class(v.module);
+        std::string layer = own ? builtin_layer_base(*own) : v.module->class_name;
+        if (layer == tn)
+          return Value::boolean(true);
+        continue;
+      }
       bool iterable = tn == "Iterable" || tn == "Sequence" || tn == "Collection";
       bool match = (tn == "int" && v.is(Kind::Int)) || (tn == "float" && v.is(Kind::Float)) ||
                    (tn == "str" && v.is(Kind::Str)) || (tn == "bool" && v.is(Kind::Bool)) ||

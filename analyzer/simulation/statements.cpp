@@ -52,6 +52,17 @@ void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
     return;
   }
   case ExprKind::Subscript: {
+    // `module._modules[name] = child`: torch's dict of a module's children.
+    const Expr *holder = target->operands[0];
+    if (holder->kind == ExprKind::Attribute && holder->text == "_modules" &&
+        !holder->operands.empty() && target->operands.size() >= 2) {
+      Value module = eval(holder->operands[0], frame);
+      Value key = eval(target->operands[1], frame);
+      if (module.is(Kind::Module) && key.is(Kind::Str) && v.is(Kind::Module)) {
+        set_module_attr(*module.module, key.text, v);
+        return;
+      }
+    }
     Value obj = eval(target->operands[0], frame);
     if (target->operands.size() < 2)
       return;
@@ -86,9 +97,10 @@ std::string_view Evaluator::statement_keyword(const Stmt *s, const Frame &frame)
   return t.substr(0, end);
 }
 
-// Whether `block` only passes or reports: calls of a logger's methods (`logging.get_logger(...)`
-// or `logging.getLogger(...)`: they return None and change no object), `warnings.warn` and
-// `print`, and if statements whose branches that may run are such blocks (elif).
+// Whether `block` only passes, reports or fills tensors: calls of a logger's methods
+// (`logging.get_logger(...)` or `logging.getLogger(...)`: they return None and change no object),
+// `warnings.warn` and `print`, in-place operations on tensors, and if statements whose branches
+// that may run are such blocks (elif).
 bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
   for (const Stmt *s : block) {
     if (s->kind == StmtKind::Other && statement_keyword(s, frame) == "pass")
@@ -105,6 +117,13 @@ bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
     if (s->kind != StmtKind::Expr || !s->value || s->value->kind != ExprKind::Call ||
         s->value->operands.empty())
       return false;
+    // An in-place operation fills a tensor without resizing it (`w.copy_(other)`).
+    const Expr *callee_expr = s->value->operands[0];
+    if (callee_expr->kind == ExprKind::Attribute && !callee_expr->operands.empty() &&
+        ends_with_str(callee_expr->text, "_") && !starts_with(callee_expr->text, "_") &&
+        callee_expr->text != "resize_" && callee_expr->text != "set_" &&
+        callee_expr->text != "resize_as_" && eval(callee_expr->operands[0], frame).is(Kind::Tensor))
+      continue;
     Value callee = eval(s->value->operands[0], frame);
     if (!callee.is(Kind::Namespace) ||
         !(starts_with(callee.text, "logging.Logger.") || callee.text == "warnings.warn" ||
