@@ -38,7 +38,8 @@ run 0 "deeply nested file" -- "$devlint" check "$tmp/deep.py"
     printf '        return self.helper%d(x) + self.helper%d(x) + self.helper%d(x)\n' $((k + 1)) $((k + 2)) $((k + 3))
   done
 } > "$tmp/nested_loops.py"
-run 1 "deeply nested loops and helper chains" -- "$devlint" check "$tmp/nested_loops.py"
+# (a plain nn.Module: checked as a hand-made map splits it, where `x + l1(x)` is a finding)
+run 1 "deeply nested loops and helper chains" -- "$devlint" check --hand-made-maps "$tmp/nested_loops.py"
 mkdir -p "$tmp/many"
 for i in $(seq 3000); do printf 'import torch\nx = torch.zeros(%d)\n' "$i" > "$tmp/many/f$i.py"; done
 run 0 "directory with 3000 files" -- "$devlint" check "$tmp/many"

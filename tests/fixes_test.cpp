@@ -70,7 +70,7 @@ class Tower(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList([Layer() for _ in range(2)])
 )";
-  auto findings = testing::check_text(text);
+  auto findings = testing::check_plain_modules(text);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_FALSE(findings[0].fix.has_value());
   EXPECT_FALSE(findings[0].no_fix_reason.empty());

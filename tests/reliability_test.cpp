@@ -178,7 +178,7 @@ TEST(PlacementAnalysis, ComprehensionArgumentToALayerInALoop) {
       "            y = layer([x for x in xs])\n"
       "            h = torch.cat((h, y), dim=0)\n"
       "        return h\n";
-  std::vector<Finding> findings = testing::check_text(text);
+  std::vector<Finding> findings = testing::check_plain_modules(text);
   EXPECT_EQ(where(findings), std::vector<std::string>{"DL001@13:17"});
 }
 

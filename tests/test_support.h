@@ -33,6 +33,15 @@ inline std::vector<Finding> check_text(const std::string &text, CheckOptions opt
   return check_package({f.get()}, {f.get()}, options);
 }
 
+// Snippets of plain nn.Module classes that stand for the blocks of a model accelerate splits:
+// checked as a hand-made map splits them (--hand-made-maps), since no from_pretrained loads a
+// package without a PreTrainedModel.
+inline std::vector<Finding> check_plain_modules(const std::string &text,
+                                                CheckOptions options = {}) {
+  options.overrides.hand_made_maps = true;
+  return check_text(text, options);
+}
+
 inline std::string read_file(const std::filesystem::path &p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
