@@ -293,6 +293,11 @@ std::string placed_by_code_text(const Mismatch &m, const Site &site) {
 std::string SiteRule::why(const SiteContext &context) const {
   const Site &site = context.site;
   const Mismatch &m = context.mismatch;
+  if (site.hand_parallel)
+    return "after `parallelize()` (transformers' naive model parallelism, `self.model_parallel`) "
+           "the blocks sit on the GPUs its device map gives them, the heads where the code "
+           "moved them, and no hook moves what a module is handed: this tensor reaches the "
+           "module where it was made and meets the module's weights there";
   if (site.handed_use.expr)
     return "on one GPU no hook moves a submodule's arguments: its forward gets this tensor on "
            "the CPU, as it was made, and uses it with the model's tensors";
@@ -365,6 +370,12 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   };
   where(site.handed_use, "uses it");
   where(site.entry_call, "hands the operands to the helper");
+  // A hand-made placement, as a hand-written map that splits a model refusing "auto" is.
+  if (site.hand_parallel) {
+    f.level = FindingLevel::Warning;
+    f.placement = "fails only after `parallelize()`: under a device map, hooks move what a "
+                  "module is handed";
+  }
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);

@@ -197,7 +197,7 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
     return ranked; // the map given is the placement: ranked like any other
   for (size_t i = 0; i < findings.size(); ++i) {
     Finding &f = findings[i];
-    if (f.unit_class.empty() || f.operand_origins.size() < 2)
+    if (f.unit_class.empty() || f.operand_origins.size() < 2 || !f.placement.empty())
       continue;
     const ModuleClass *cls = package.find_class(f.unit_class);
     // Without --hand-made-maps such models are never split: findings stay as the analysis made
@@ -352,7 +352,9 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
   std::vector<Finding> kept;
   for (size_t index = 0; index < findings.size(); ++index) {
     Finding &f = findings[index];
-    if (f.unit_class.empty() || f.operand_origins.size() < 2 || hand_made_only[index]) {
+    // Ranked already: hand-made only, or placed by the analysis itself (`parallelize()`).
+    if (f.unit_class.empty() || f.operand_origins.size() < 2 || hand_made_only[index] ||
+        !f.placement.empty()) {
       kept.push_back(std::move(f));
       continue;
     }

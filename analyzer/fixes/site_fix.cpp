@@ -195,6 +195,15 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                                        "tensor (an argument without a tensor annotation)";
         return;
       }
+    // Handed on as an argument, None is fine where a `.to()` is not.
+    if (site.hand_parallel)
+      for (const Origin *o : operand.origins)
+        if (o->has(OriginFact::DefaultsToNone)) {
+          finding.no_fix_reason = text + " may be None (argument `" + std::string(o->label) +
+                                  "` defaults to None), which the call accepts: move it where "
+                                  "it is a tensor";
+          return;
+        }
     if (operand.move_limit == MoveLimit::UpdatedInPlace) {
       finding.no_fix_reason = "`" + site.operation + "` may update " + text +
                               " in place, and a moved copy would leave the holder's tensor "

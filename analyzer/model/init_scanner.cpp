@@ -288,10 +288,17 @@ PackageBuilder::Built PackageBuilder::classify_constructor(
   }
   if (e->kind != ExprKind::Call)
     return out;
-  // ATTENTION_CLASSES[config._attn_implementation](config): a module-level dict of classes.
-  if (e->operands[0]->kind == ExprKind::Subscript &&
-      e->operands[0]->operands[0]->kind == ExprKind::Name) {
-    auto dict = pkg_.class_dicts.find(e->operands[0]->operands[0]->text);
+  // ATTENTION_CLASSES[config._attn_implementation](config): a module-level dict of classes,
+  // subscripted in the call or held in a local first (`attention_class = ATTENTION_CLASSES[...]`,
+  // then `self.attn = attention_class(config)`).
+  const Expr *chosen = e->operands[0];
+  if (chosen->kind == ExprKind::Name)
+    if (auto local = init_locals_.find(chosen->text);
+        local != init_locals_.end() && local->second && local->second->kind == ExprKind::Subscript)
+      chosen = local->second;
+  if (chosen->kind == ExprKind::Subscript && !chosen->operands.empty() &&
+      chosen->operands[0]->kind == ExprKind::Name) {
+    auto dict = pkg_.class_dicts.find(chosen->operands[0]->text);
     if (dict != pkg_.class_dicts.end() && !dict->second.empty()) {
       if (const ModuleClass *cls = pkg_.find_class(dict->second.front(), scanning_file_)) {
         out.class_name = std::string(cls->name);

@@ -161,6 +161,17 @@ private:
   void probe_module_call(const Value &callee, const ModuleClass *cls, const Expr *call,
                          const Args &args);
   bool probe_meets_model(const Site &site) const;
+  // transformers' naive model parallelism (`parallelize()`, deprecated in favour of device
+  // maps) sets `self.model_parallel`, moves each block of the model to its GPU by hand and
+  // attaches no hook; under a device map the flag stays False. Methods that read the flag run
+  // a second time, muted, taking its branches: there a block of a module list is called with its
+  // arguments where they are, and one that may sit apart from the block's input fails where the
+  // block uses it; so does the input of a head the code placed itself (`self.lm_head(x)`).
+  bool hand_parallel_run_ = false;
+  static bool is_model_parallel_flag(const Expr *e);
+  static bool reads_model_parallel_flag(const FunctionDef &fn);
+  void check_unhooked_block_call(const Value &callee, const Expr *call, const Args &args);
+  void check_unhooked_layer_call(const Value &callee, const Expr *call, const Args &args);
   // Arguments of a submodule's `forward` that no call in the package passes: None there.
   std::unordered_set<const Parameter *> unpassed_arguments_;
   void find_unpassed_arguments();

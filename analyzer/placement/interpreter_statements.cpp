@@ -174,9 +174,35 @@ bool Interpreter::is_tracing_guard(const Expr *e) {
          leaf == "is_torchdynamo_compiling" || leaf == "is_compiling";
 }
 
+bool Interpreter::is_model_parallel_flag(const Expr *e) {
+  return e && e->kind == ExprKind::Attribute && e->text == "model_parallel" &&
+         is_name(e->operands[0], "self");
+}
+
+bool Interpreter::reads_model_parallel_flag(const FunctionDef &fn) {
+  bool reads = false;
+  std::function<void(const std::vector<Stmt *> &)> scan = [&](const std::vector<Stmt *> &body) {
+    for (const Stmt *st : body) {
+      if (reads)
+        return;
+      if (st->kind == StmtKind::If && is_model_parallel_flag(st->value))
+        reads = true;
+      scan(st->body);
+      scan(st->orelse);
+    }
+  };
+  scan(fn.body);
+  return reads;
+}
+
 void Interpreter::exec_if(const Stmt *s) {
   if (is_tracing_guard(s->value)) {
     exec_block(s->orelse);
+    return;
+  }
+  // `if self.model_parallel:` runs only after `parallelize()` (see hand_parallel_run_).
+  if (is_model_parallel_flag(s->value)) {
+    exec_block(hand_parallel_run_ ? s->body : s->orelse);
     return;
   }
   eval(s->value);

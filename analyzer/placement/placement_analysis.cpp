@@ -335,8 +335,16 @@ void Interpreter::run() {
     std::unordered_set<std::string_view> seen;
     for (const FunctionDef *m : cls->def->methods) {
       seen.insert(m->name);
-      if (!is_setup_method(m->name))
+      if (is_setup_method(m->name))
+        continue;
+      analyze_entry(m, cls.get());
+      if (reads_model_parallel_flag(*m)) {
+        hand_parallel_run_ = true;
+        ++muted_sites_;
         analyze_entry(m, cls.get());
+        --muted_sites_;
+        hand_parallel_run_ = false;
+      }
     }
     // Mixin methods (from package bases that are not modules) run with this class's members.
     for (const ModuleClass *base : cls->bases) {

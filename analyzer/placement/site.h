@@ -91,9 +91,11 @@ struct Site {
   const std::vector<std::string_view> *members_read = nullptr;
   // Inside a free function: the call that handed it the operands, in the code that called it.
   CodePlace entry_call;
-  // A tensor made on the CPU handed to a submodule: where the submodule's code first uses it
-  // with the model's tensors.
+  // A tensor handed to a submodule that nothing moves (made on the CPU, or handed to a block
+  // after `parallelize()`): where the submodule's code first uses it with the model's tensors.
   CodePlace handed_use;
+  // A block called after transformers' `parallelize()`: no hook moves its arguments.
+  bool hand_parallel = false;
 };
 
 class SiteSink {

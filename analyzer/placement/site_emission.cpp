@@ -33,16 +33,21 @@ bool Interpreter::probe_meets_model(const Site &site) const {
   auto probed = [this](const Origin *o) {
     return std::find(cpu_probe_->begin(), cpu_probe_->end(), o) != cpu_probe_->end();
   };
-  auto on_a_gpu = [](const Origin *o) {
+  // After `parallelize()` the probed tensors are on a GPU too: only the block's own tensors
+  // (not one moved to where a probed one is: `self.embed_positions.to(position_ids.device)`)
+  // meet them apart.
+  const bool on_gpu_too = hand_parallel_run_;
+  auto on_a_gpu = [&](const Origin *o) {
     return !o->has(OriginFact::MaybeNotTensor) && o->kind != OriginKind::Fresh &&
            o->kind != OriginKind::PlainTensor && o->kind != OriginKind::Skip &&
-           o->kind != OriginKind::LiteralDevice;
+           o->kind != OriginKind::LiteralDevice &&
+           !(on_gpu_too && (!o->moved_to.empty() || probed(o)));
   };
   for (size_t i = 0; i < site.operands.size(); ++i) {
-    const SiteOperand &cpu = site.operands[i];
+    const SiteOperand &handed = site.operands[i];
     // PyTorch accepts a CPU index for a tensor on any device.
-    if (cpu.role == OperandRole::Index ||
-        std::none_of(cpu.origins.begin(), cpu.origins.end(), probed))
+    if (handed.role == OperandRole::Index ||
+        std::none_of(handed.origins.begin(), handed.origins.end(), probed))
       continue;
     for (size_t j = 0; j < site.operands.size(); ++j)
       if (j != i &&

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "placement/operations/call_shapes.h"
@@ -153,11 +154,151 @@ void Interpreter::probe_module_call(const Value &callee, const ModuleClass *cls,
   }
   // A torch layer with weights fails on it at once, and so does an `nn.Sequential` of layers
   // with weights (its first one with weights gets it, an activation before that keeps it).
+  // After `parallelize()` so does any layer with weights of another package (`Conv1D`).
   const ChildDecl *child = callee.child;
   if (is_torch_layer_with_weights(child) ||
+      (hand_parallel_run_ && child && !child->resolved && child->has_parameters &&
+       !child->is_container) ||
       (child && !child->resolved && child->is_container && child->has_parameters &&
        child->class_name == "Sequential"))
     note_probe_hit(call);
+}
+
+// After `parallelize()` a block of a module list runs on its own GPU with its arguments where
+// the caller left them (hand_parallel_run_). Those that may sit apart from the block's input
+// (its first argument, which the caller moves from block to block) are followed into the
+// block's forward; where it uses one with its tensors, the argument is the site.
+void Interpreter::check_unhooked_block_call(const Value &callee, const Expr *call,
+                                            const Args &args) {
+  if (!frame_->unit || !frame_->file || muted_sites_ != 1 ||
+      callee.path.find('.') != std::string_view::npos)
+    return;
+  const ChildDecl *list = frame_->unit->find_child(callee.path);
+  const ModuleClass *block = list && list->kind != ChildKind::Single ? list->resolved : nullptr;
+  const FunctionDef *forward = block ? block->find_method("forward") : nullptr;
+  const size_t written = call->operands.size() - 1;
+  if (!forward || forward->parameters.size() < 2 || written < args.positional.size() ||
+      written - args.positional.size() > 1)
+    return;
+  // `block(x, ...)`, or a checkpointing helper handed the block first: `f(block.__call__, x, ...)`.
+  const size_t first = 1 + written - args.positional.size();
+  // The block's input: its forward's first argument, given by position or by name.
+  const std::string_view input_name = forward->parameters[1].name;
+  const Expr *input_expr = nullptr;
+  const Value *input_value = nullptr;
+  std::vector<std::pair<const Expr *, const Value *>> handed;
+  if (!args.positional.empty()) {
+    input_expr = call->operands[first];
+    input_value = &args.positional[0];
+  }
+  for (size_t i = 1; i < args.positional.size(); ++i)
+    handed.emplace_back(call->operands[first + i], &args.positional[i]);
+  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k) {
+    if (!input_expr && args.keywords[k].first == input_name) {
+      input_expr = call->keywords[k].value;
+      input_value = &args.keywords[k].second;
+    } else {
+      handed.emplace_back(call->keywords[k].value, &args.keywords[k].second);
+    }
+  }
+  if (!input_value || input_value->kind != Value::Kind::Tensor || !input_value->has_origins())
+    return;
+  const OriginSet &input = input_value->origins;
+  const std::string operation = call_spelling(call, call->operands[0]);
+  SiteOperand anchor{input_expr, input};
+  anchor.role = OperandRole::Anchor;
+  auto moved_by_code = [](const Origin *o) {
+    return !o->moved_to.empty() && !o->has(OriginFact::MadeThere);
+  };
+  auto in_other_argument = [&](const Origin *o, const Value *mine) {
+    return std::any_of(handed.begin(), handed.end(), [&](const auto &other) {
+      return other.second != mine &&
+             std::find(other.second->origins.begin(), other.second->origins.end(), o) !=
+                 other.second->origins.end();
+    });
+  };
+  // One argument at a time, each its own site (`attention_mask=attention_mask,` is where the
+  // fix goes), found by what it alone holds (`cache_position` also went into the `causal_mask`
+  // handed beside it).
+  for (const auto &[expr, value] : handed) {
+    // Moved on one of its paths (`if mask is not None: mask = mask.to(x.device)`): the caller
+    // moves it where it is a tensor.
+    if (value->kind != Value::Kind::Tensor ||
+        std::any_of(value->origins.begin(), value->origins.end(), moved_by_code))
+      continue;
+    OriginSet probe;
+    for (const Origin *o : value->origins)
+      // Each block's cache from the step before (`layer_past` taken beside the block) was made
+      // by that block, on its device. A tensor made on another's device (`torch.arange(n,
+      // device=x.device)`) is not followed: made from the caller's values, it shares their
+      // paths into the block, where what uses which is not told apart.
+      if (std::find(input.begin(), input.end(), o) == input.end() &&
+          !(o->kind == OriginKind::LayerIteration && o->label != callee.path) &&
+          o->moved_to.empty() && !in_other_argument(o, value))
+        probe.push_back(o);
+    if (probe.empty())
+      continue;
+    cpu_probe_ = &probe;
+    cpu_probe_hit_ = false;
+    ++muted_sites_;
+    call_function(forward, call, args, true, block);
+    --muted_sites_;
+    cpu_probe_ = nullptr;
+    if (!cpu_probe_hit_)
+      continue;
+    Site site;
+    site.kind = SiteKind::Arithmetic;
+    site.expr = expr;
+    site.operation = operation;
+    site.hand_parallel = true;
+    site.handed_use = cpu_probe_use_;
+    site.operands = {anchor, {expr, probe}};
+    const int muted = muted_sites_;
+    muted_sites_ = 0; // the site is this run's own: the rest of the run stays muted
+    emit(site);
+    muted_sites_ = muted;
+  }
+}
+
+// After `parallelize()` the code places a head itself (`self.lm_head.to(first_device)`) and
+// no hook moves its input: what another of the model's modules returned (the stack of blocks,
+// on the last GPU) reaches it from wherever that ran.
+void Interpreter::check_unhooked_layer_call(const Value &callee, const Expr *call,
+                                            const Args &args) {
+  const Expr *layer = call->operands[0];
+  if (args.positional.empty() || call->operands.size() < 2 || !frame_->file ||
+      layer->kind != ExprKind::Attribute || !callee.child || layer->text != callee.child->name ||
+      callee.path.find('.') != std::string_view::npos || !is_torch_layer_with_weights(callee.child))
+    return;
+  const OriginSet &input = args.positional[0].origins;
+  // Moved on one of its paths, or the output of this method's own blocks (`self.ln_f(x)` after
+  // the loop: the last block's GPU is where `parallelize()` put the final norm).
+  if (std::any_of(input.begin(), input.end(), [](const Origin *o) {
+        return !o->moved_to.empty() || o->kind == OriginKind::LayerIteration;
+      }))
+    return;
+  OriginSet from_other_modules;
+  for (const Origin *o : input)
+    if (o->kind == OriginKind::Child && o->label.substr(0, o->label.find('.')) != callee.path)
+      from_other_modules.push_back(o);
+  if (from_other_modules.empty())
+    return;
+  Site site;
+  site.kind = SiteKind::Matmul;
+  site.expr = call;
+  site.operation = std::string(frame_->file->source->slice(layer->range)) + "(...)";
+  site.hand_parallel = true;
+  const Origin *weight_origin = make_origin(
+      OriginKind::Parameter, intern(std::string(callee.path) + ".weight"), layer->range);
+  const_cast<Origin *>(weight_origin)->set(OriginFact::LayerWeights);
+  SiteOperand weights{layer, {weight_origin}};
+  weights.role = OperandRole::LayerWeights;
+  site.operands.push_back(weights);
+  site.operands.push_back({call->operands[1], from_other_modules});
+  const int muted = muted_sites_;
+  muted_sites_ = 0; // the site is this run's own: the rest of the run stays muted
+  emit(site);
+  muted_sites_ = muted;
 }
 
 } // namespace devlint

@@ -30,10 +30,15 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       std::vector<const Expr *> exprs;
       for_each_argument(call, args, [&](const Expr *e, const Value &) { exprs.push_back(e); });
       check_handed_cpu_tensors(cls, call, call_spelling(call, call->operands[0]), args, exprs);
-    } else if (!cls && muted_sites_ == 0)
+    } else if (!cls && muted_sites_ == 0) {
       check_cpu_input_of_layer(callee, call, args);
+    } else if (!cls && hand_parallel_run_ && muted_sites_ == 1) {
+      check_unhooked_layer_call(callee, call, args);
+    }
   }
   if (callee.kind == Value::Kind::ModuleItem) {
+    if (hand_parallel_run_ && !cpu_probe_)
+      check_unhooked_block_call(callee, call, args);
     const Origin *o = make_origin(OriginKind::LayerIteration, callee.path, call->range);
     Origin *element = const_cast<Origin *>(o);
     element->loop = loops_.empty() ? nullptr : loops_.back();
@@ -176,6 +181,13 @@ Value Interpreter::module_receiver_call(const Expr *call, const Value &receiver)
         eval_args(call);
         return module_value(intern(std::string(receiver.path) + "." + child->name), child);
       }
+  // `self.lm_head.to(device)`, `.float()`: nn.Module's casts and moves return the module itself.
+  if (receiver.kind == Value::Kind::Module && receiver.child && !(cls && cls->find_method(leaf)) &&
+      (leaf == "to" || leaf == "cuda" || leaf == "cpu" || leaf == "float" || leaf == "half" ||
+       leaf == "double" || leaf == "bfloat16")) {
+    eval_args(call);
+    return receiver;
+  }
   // A method other than `forward` called directly on a submodule: no hook runs, so its result
   // is no output of the submodule.
   const bool direct_method = receiver.kind == Value::Kind::Module && leaf != "forward" &&
