@@ -386,6 +386,11 @@ void PackageBuilder::resolve_children() {
       c.resolved = pkg_.find_class(c.class_name, cls->file);
       if (c.resolved == cls.get())
         c.resolved = nullptr;
+      c.appended_resolved.clear();
+      for (const std::string &name : c.appended_classes) {
+        const ModuleClass *appended = pkg_.find_class(name, cls->file);
+        c.appended_resolved.push_back(appended == cls.get() ? nullptr : appended);
+      }
     }
   }
   // has_parameters of package children depends on their own declarations: settle it once.

@@ -849,16 +849,23 @@ void PackageBuilder::scan_call(ModuleClass &cls, const Expr *e, SourceRange rang
   if ((leaf == "append" || leaf == "extend") && callee->kind == ExprKind::Attribute &&
       e->operands.size() > 1) {
     std::string_view list = self_attribute(callee->operands[0]);
-    for (ChildDecl &child : cls.children)
-      if (child.name == list && child.kind != ChildKind::Single && child.class_name.empty()) {
-        if (leaf == "append") {
-          Built built = classify_constructor(e->operands[1], builders, 0);
-          child.class_name = built.class_name;
-          child.has_parameters = built.has_parameters;
-        } else {
-          classify_elements(e->operands[1], builders, child);
-        }
+    for (ChildDecl &child : cls.children) {
+      if (child.name != list || child.kind == ChildKind::Single)
+        continue;
+      Built built;
+      if (leaf == "append") {
+        built = classify_constructor(e->operands[1], builders, 0);
+        child.appended_classes.push_back(built.class_name);
       }
+      if (!child.class_name.empty())
+        continue;
+      if (leaf == "append") {
+        child.class_name = built.class_name;
+        child.has_parameters = built.has_parameters;
+      } else {
+        classify_elements(e->operands[1], builders, child);
+      }
+    }
     return;
   }
   // Helpers called from __init__ (self._init_rope(), self._build_layers()) also declare members.

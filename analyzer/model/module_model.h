@@ -72,6 +72,11 @@ struct ChildDecl {
   // The device variable __init__ moved the child to (`self.mlp = mlp.to(dev)`): children moved
   // to the same one sit together, whatever accelerate would do with the class.
   std::string placed_on;
+  // A list `__init__` fills with `.append(...)`: the class each call appends, in the order
+  // written (`self.layer.append(SelfAttention(...))`, then `CrossAttention`, then `FF`), and
+  // those defined in the package, so that `self.layer[1]` is the class appended second.
+  std::vector<std::string> appended_classes;
+  std::vector<const ModuleClass *> appended_resolved;
 };
 
 struct ParameterDecl {

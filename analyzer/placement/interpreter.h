@@ -168,6 +168,10 @@ private:
   // arguments where they are, and one that may sit apart from the block's input fails where the
   // block uses it; so does the input of a head the code placed itself (`self.lm_head(x)`).
   bool hand_parallel_run_ = false;
+  // Each argument's probe runs with a budget of its own (a block's forward followed once per
+  // argument would soon spend the entry's), all of them within this many statements per entry.
+  static constexpr size_t kHandParallelProbeBudget = 10 * kStatementBudget;
+  size_t hand_parallel_probe_statements_ = 0;
   static bool is_model_parallel_flag(const Expr *e);
   static bool reads_model_parallel_flag(const FunctionDef &fn);
   void check_unhooked_block_call(const Value &callee, const Expr *call, const Args &args);

@@ -604,6 +604,17 @@ Value Interpreter::eval_subscript(const Expr *e) {
           std::string(frame_->file ? frame_->file->source->slice(k->range) : std::string_view("0"));
       Value v = module_value(intern(text), nullptr);
       v.module_class = base.child ? base.child->resolved : nullptr;
+      // A list `__init__` filled by appends of different classes: the one appended there.
+      if (base.child && base.child->appended_resolved.size() > 1) {
+        const auto &appended = base.child->appended_resolved;
+        const long count = static_cast<long>(appended.size());
+        long position =
+            std::strtol(std::string(text.substr(base.path.size() + 1)).c_str(), nullptr, 10);
+        if (position < 0)
+          position += count;
+        if (position >= 0 && position < count && appended[static_cast<size_t>(position)])
+          v.module_class = appended[static_cast<size_t>(position)];
+      }
       return v;
     }
     for (size_t i = 1; i < e->operands.size(); ++i)

@@ -340,6 +340,7 @@ void Interpreter::run() {
       analyze_entry(m, cls.get());
       if (reads_model_parallel_flag(*m)) {
         hand_parallel_run_ = true;
+        hand_parallel_probe_statements_ = 0;
         ++muted_sites_;
         analyze_entry(m, cls.get());
         --muted_sites_;

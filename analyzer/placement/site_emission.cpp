@@ -34,14 +34,21 @@ bool Interpreter::probe_meets_model(const Site &site) const {
     return std::find(cpu_probe_->begin(), cpu_probe_->end(), o) != cpu_probe_->end();
   };
   // After `parallelize()` the probed tensors are on a GPU too: only the block's own tensors
-  // (not one moved to where a probed one is: `self.embed_positions.to(position_ids.device)`)
-  // meet them apart.
+  // meet them apart, not a tensor moved to where a probed one is
+  // (`self.embed_positions.to(position_ids.device)` holds copies of `position_ids`' origins).
   const bool on_gpu_too = hand_parallel_run_;
+  auto moved_to_probed = [this](const Origin *o) {
+    return !o->moved_to.empty() &&
+           std::any_of(cpu_probe_->begin(), cpu_probe_->end(), [o](const Origin *p) {
+             return p->kind == o->kind && p->label == o->label &&
+                    p->range.begin == o->range.begin && p->file == o->file;
+           });
+  };
   auto on_a_gpu = [&](const Origin *o) {
     return !o->has(OriginFact::MaybeNotTensor) && o->kind != OriginKind::Fresh &&
            o->kind != OriginKind::PlainTensor && o->kind != OriginKind::Skip &&
            o->kind != OriginKind::LiteralDevice &&
-           !(on_gpu_too && (!o->moved_to.empty() || probed(o)));
+           !(on_gpu_too && (probed(o) || moved_to_probed(o)));
   };
   for (size_t i = 0; i < site.operands.size(); ++i) {
     const SiteOperand &handed = site.operands[i];

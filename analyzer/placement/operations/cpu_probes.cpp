@@ -236,13 +236,17 @@ void Interpreter::check_unhooked_block_call(const Value &callee, const Expr *cal
           !(o->kind == OriginKind::LayerIteration && o->label != callee.path) &&
           o->moved_to.empty() && !in_other_argument(o, value))
         probe.push_back(o);
-    if (probe.empty())
+    if (probe.empty() || hand_parallel_probe_statements_ > kHandParallelProbeBudget)
       continue;
     cpu_probe_ = &probe;
     cpu_probe_hit_ = false;
+    const size_t entry_statements = statements_run_;
+    statements_run_ = 0;
     ++muted_sites_;
     call_function(forward, call, args, true, block);
     --muted_sites_;
+    hand_parallel_probe_statements_ += statements_run_;
+    statements_run_ = entry_statements;
     cpu_probe_ = nullptr;
     if (!cpu_probe_hit_)
       continue;
