@@ -153,6 +153,8 @@ private:
   bool cpu_probe_hit_ = false;
   CodePlace cpu_probe_use_; // where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
+  bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
+                     const ModuleClass *cls, const OriginSet &probe);
   void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,
                                 std::string operation, const Args &args,
                                 const std::vector<const Expr *> &exprs);

@@ -12,6 +12,19 @@
 
 namespace devlint {
 
+// Runs `forward` with its sites muted, following the origins of `probe` into it: whether one of
+// them met the model's tensors there (note_probe_hit).
+bool Interpreter::probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
+                                const ModuleClass *cls, const OriginSet &probe) {
+  cpu_probe_ = &probe;
+  cpu_probe_hit_ = false;
+  ++muted_sites_;
+  call_function(forward, call, args, true, cls);
+  --muted_sites_;
+  cpu_probe_ = nullptr;
+  return cpu_probe_hit_;
+}
+
 // One GPU has no hooks: a tensor made on the CPU and handed to a submodule reaches its forward
 // as it is. When that forward combines it with the model's tensors (or feeds it to a layer with
 // weights), the call is where it fails; the fix moves it to another argument's device.
@@ -68,13 +81,7 @@ void Interpreter::check_handed_cpu_tensors(const ModuleClass *cls, const Expr *s
     consider(kv.second);
   if (cpu.empty() || !anchor_expr)
     return;
-  cpu_probe_ = &cpu;
-  cpu_probe_hit_ = false;
-  ++muted_sites_;
-  call_function(forward, site_expr, args, true, cls);
-  --muted_sites_;
-  cpu_probe_ = nullptr;
-  if (!cpu_probe_hit_)
+  if (!probe_forward(forward, site_expr, args, cls, cpu))
     return;
   Site site;
   site.kind = SiteKind::Arithmetic;
@@ -238,17 +245,12 @@ void Interpreter::check_unhooked_block_call(const Value &callee, const Expr *cal
         probe.push_back(o);
     if (probe.empty() || hand_parallel_probe_statements_ > kHandParallelProbeBudget)
       continue;
-    cpu_probe_ = &probe;
-    cpu_probe_hit_ = false;
     const size_t entry_statements = statements_run_;
     statements_run_ = 0;
-    ++muted_sites_;
-    call_function(forward, call, args, true, block);
-    --muted_sites_;
+    const bool hit = probe_forward(forward, call, args, block, probe);
     hand_parallel_probe_statements_ += statements_run_;
     statements_run_ = entry_statements;
-    cpu_probe_ = nullptr;
-    if (!cpu_probe_hit_)
+    if (!hit)
       continue;
     Site site;
     site.kind = SiteKind::Arithmetic;
