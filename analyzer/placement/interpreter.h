@@ -54,6 +54,8 @@ private:
     // loops and conditional expressions the running code is.
     std::vector<std::string_view> members_read;
     int nesting = 0;
+    // The conditions of the `if` branches the running code is in, and which branch.
+    std::vector<std::pair<const Expr *, bool>> assumed;
     // A free function inlined at `call` in `caller`: where its arguments came in.
     const Expr *call = nullptr;
     const Frame *caller = nullptr;
@@ -153,6 +155,11 @@ private:
   bool cpu_probe_hit_ = false;
   CodePlace cpu_probe_use_; // where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
+  // Whether the running branch excludes every child of the unit that holds weights: a branch
+  // under the negation of the condition its constructor builds them under
+  // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
+  // 0:`).
+  bool branch_excludes_weighted_children() const;
   bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
                      const ModuleClass *cls, const OriginSet &probe);
   void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,

@@ -215,12 +215,15 @@ void Interpreter::exec_if(const Stmt *s) {
     return;
   }
   Env before = frame_->env;
+  frame_->assumed.emplace_back(s->value, true);
   exec_block(s->body);
+  frame_->assumed.back().second = false;
   Env then_env = std::move(frame_->env);
   bool then_terminated = frame_->terminated;
   frame_->env = before;
   frame_->terminated = false;
   exec_block(s->orelse);
+  frame_->assumed.pop_back();
   bool else_terminated = frame_->terminated;
   if (then_terminated && else_terminated) {
     frame_->terminated = true;

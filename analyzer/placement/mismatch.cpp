@@ -82,11 +82,12 @@ std::vector<Grouped> group_operands(const Site &site, const PlacementModel &plac
   std::vector<Grouped> operands(site.operands.size());
   // `_apply_relative_embeddings` starts with `self.linear_pos(...)`, which is built only where
   // the class is kept whole: the rest of that method runs only there, on the class's one device.
-  bool only_where_whole = site.unit && site.members_read &&
+  bool only_where_whole =
+      site.unit_whole || (site.unit && site.members_read &&
                           std::any_of(site.members_read->begin(), site.members_read->end(),
                                       [&](std::string_view member) {
                                         return placement.unbuilt_where_split(site.unit, member);
-                                      });
+                                      }));
   const bool apart_call =
       site.kind == SiteKind::ModelCall && !site.operands.empty() &&
       site.operands[0].role == OperandRole::Anchor &&

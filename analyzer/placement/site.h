@@ -96,6 +96,10 @@ struct Site {
   CodePlace handed_use;
   // A block called after transformers' `parallelize()`: no hook moves its arguments.
   bool hand_parallel = false;
+  // The site runs only where the unit's constructor built none of its weighted children: there
+  // it holds only its own weights, a leaf kept whole
+  // (Interpreter::branch_excludes_weighted_children).
+  bool unit_whole = false;
 };
 
 class SiteSink {

@@ -3,8 +3,10 @@
 #include "placement/interpreter.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
@@ -64,6 +66,103 @@ bool Interpreter::probe_meets_model(const Site &site) const {
   return false;
 }
 
+namespace {
+
+// The condition text without blanks: `self.n > 0` and `self.n>0` are one condition.
+std::string condition_text(const SyntaxFile &file, const Expr *e) {
+  std::string out;
+  for (char c : file.source->slice(e->range))
+    if (c != ' ' && c != '\n' && c != '\t' && c != '(' && c != ')')
+      out += c;
+  return out;
+}
+
+// Whether `a` is the negation of `b`, as Python code spells it: `not x`/`x`, `x is None`/`x is
+// not None`, `x == y`/`x != y`, and a count compared with zero (`x > 0`/`x == 0`, `x <= 0`).
+bool negates(const std::string &a, const std::string &b) {
+  auto ends = [](const std::string &s, const std::string &tail) {
+    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  auto stem = [](const std::string &s, const std::string &tail) {
+    return s.substr(0, s.size() - tail.size());
+  };
+  if (a == "not" + b || b == "not" + a)
+    return true;
+  if (ends(a, "isNone") && ends(b, "isnotNone"))
+    return stem(a, "isNone") == stem(b, "isnotNone");
+  for (const auto &[yes, no] : std::vector<std::pair<std::string, std::string>>{
+           {">0", "==0"}, {">0", "<=0"}, {">0", "<1"}, {">=1", "==0"}, {"!=0", "==0"}})
+    if ((ends(a, yes) && ends(b, no) && stem(a, yes) == stem(b, no)) ||
+        (ends(b, yes) && ends(a, no) && stem(b, yes) == stem(a, no)))
+      return true;
+  size_t eq = a.find("=="), ne = b.find("!=");
+  if (eq != std::string::npos && ne != std::string::npos && eq == ne)
+    return a.substr(0, eq) == b.substr(0, ne) && a.substr(eq + 2) == b.substr(ne + 2);
+  eq = b.find("=="), ne = a.find("!=");
+  return eq != std::string::npos && ne != std::string::npos && eq == ne &&
+         b.substr(0, eq) == a.substr(0, ne) && b.substr(eq + 2) == a.substr(ne + 2);
+}
+
+// The `if` of `init` that builds what starts at `where` in its body (true) or its else branch.
+std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vector<Stmt *> &body,
+                                                                uint32_t where, int depth = 0) {
+  if (depth > 64)
+    return std::nullopt;
+  for (const Stmt *s : body) {
+    if (where < s->range.begin || where >= s->range.end)
+      continue;
+    if (s->kind != StmtKind::If)
+      return std::nullopt; // built outside any `if` of the constructor: always
+    auto in = [&](const std::vector<Stmt *> &branch) {
+      return std::any_of(branch.begin(), branch.end(), [&](const Stmt *b) {
+        return b->range.begin <= where && where < b->range.end;
+      });
+    };
+    bool in_body = in(s->body);
+    const std::vector<Stmt *> &branch = in_body ? s->body : s->orelse;
+    if (auto inner = construction_guard(branch, where, depth + 1))
+      return inner;
+    // Directly in this branch (not under a deeper `if`).
+    return std::make_pair(static_cast<const Expr *>(s->value), in_body);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool Interpreter::branch_excludes_weighted_children() const {
+  const ModuleClass *unit = frame_->unit;
+  if (!unit || frame_->assumed.empty() || !unit->def || !unit->file)
+    return false;
+  const FunctionDef *init = nullptr;
+  for (const FunctionDef *m : unit->def->methods)
+    if (m->name == "__init__")
+      init = m;
+  if (!init)
+    return false;
+  bool any = false;
+  for (const ChildDecl *child : unit->all_children()) {
+    if (!child->has_parameters)
+      continue;
+    auto guard = construction_guard(init->body, child->range.begin);
+    if (!guard || !guard->first)
+      return false;
+    const std::string built_if = condition_text(*unit->file, guard->first);
+    bool excluded = false;
+    for (const auto &[condition, taken] : frame_->assumed) {
+      if (!frame_->file || frame_->file != unit->file)
+        return false;
+      const std::string here = condition_text(*frame_->file, condition);
+      excluded = excluded || (here == built_if && taken != guard->second) ||
+                 (negates(here, built_if) && taken == guard->second);
+    }
+    if (!excluded)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
@@ -78,6 +177,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.script = frame_->script;
   site.statement = frame_->statement;
   site.members_read = &frame_->members_read;
+  site.unit_whole = branch_excludes_weighted_children();
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
   // helper also tells where to look.
   for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {
