@@ -152,6 +152,8 @@ bool Interpreter::branch_excludes_weighted_children() const {
     for (const auto &[condition, taken] : frame_->assumed) {
       if (!frame_->file || frame_->file != unit->file)
         return false;
+      if (!condition)
+        continue;
       const std::string here = condition_text(*frame_->file, condition);
       excluded = excluded || (here == built_if && taken != guard->second) ||
                  (negates(here, built_if) && taken == guard->second);
