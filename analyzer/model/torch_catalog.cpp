@@ -293,6 +293,13 @@ bool is_non_tensor_builtin(std::string_view name) { return non_tensor_builtins()
 bool is_parameterless_module(std::string_view leaf) {
   return parameterless_modules().count(leaf) > 0;
 }
+std::optional<AffineFlag> norm_affine_flag(std::string_view leaf) {
+  if (leaf == "LayerNorm" || leaf == "RMSNorm")
+    return AffineFlag{2, "elementwise_affine"};
+  if (leaf == "GroupNorm" || starts_with(leaf, "BatchNorm") || starts_with(leaf, "InstanceNorm"))
+    return AffineFlag{3, "affine"};
+  return std::nullopt;
+}
 bool is_module_container(std::string_view leaf) {
   return leaf == "ModuleList" || leaf == "ModuleDict" || leaf == "Sequential";
 }

@@ -8,6 +8,8 @@
 // operation and behave like it.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace devlint::torch_catalog {
@@ -73,5 +75,13 @@ bool is_non_tensor_builtin(std::string_view name);
 bool is_parameterless_module(std::string_view leaf);
 // nn.ModuleList / nn.ModuleDict / nn.Sequential.
 bool is_module_container(std::string_view leaf);
+// Where a torch norm layer takes the flag that gives it weights: `elementwise_affine` (LayerNorm,
+// RMSNorm: the third argument) or `affine` (GroupNorm, BatchNorm*, InstanceNorm*: the fourth).
+// Positions count the arguments from 0.
+struct AffineFlag {
+  size_t position;
+  std::string_view keyword;
+};
+std::optional<AffineFlag> norm_affine_flag(std::string_view leaf);
 
 } // namespace devlint::torch_catalog

@@ -169,7 +169,8 @@ LayerShape torch_layer_shape(std::string_view leaf,
     b.add("weight", mul(n, d));
   } else if (leaf == "LayerNorm") {
     auto n = b.shape_product(0, "normalized_shape");
-    bool affine = b.flag(2, "elementwise_affine", true);
+    const auto affine_flag = *torch_catalog::norm_affine_flag(leaf);
+    bool affine = b.flag(affine_flag.position, affine_flag.keyword, true);
     bool bias = b.flag(3, "bias", true);
     if (affine) {
       b.add("weight", n);
@@ -178,11 +179,13 @@ LayerShape torch_layer_shape(std::string_view leaf,
     }
   } else if (leaf == "RMSNorm") {
     auto n = b.shape_product(0, "normalized_shape");
-    if (b.flag(2, "elementwise_affine", true))
+    const auto affine_flag = *torch_catalog::norm_affine_flag(leaf);
+    if (b.flag(affine_flag.position, affine_flag.keyword, true))
       b.add("weight", n);
   } else if (leaf == "GroupNorm") {
     auto channels = b.integer(1, "num_channels");
-    if (b.flag(3, "affine", true)) {
+    const auto affine_flag = *torch_catalog::norm_affine_flag(leaf);
+    if (b.flag(affine_flag.position, affine_flag.keyword, true)) {
       b.add("weight", channels);
       b.add("bias", channels);
     }
@@ -190,7 +193,8 @@ LayerShape torch_layer_shape(std::string_view leaf,
              leaf == "InstanceNorm1d" || leaf == "InstanceNorm2d" || leaf == "InstanceNorm3d") {
     bool batch = leaf.substr(0, 5) == "Batch";
     auto n = b.integer(0, "num_features");
-    if (b.flag(3, "affine", batch)) {
+    const auto affine_flag = *torch_catalog::norm_affine_flag(leaf);
+    if (b.flag(affine_flag.position, affine_flag.keyword, batch)) {
       b.add("weight", n);
       b.add("bias", n);
     }

@@ -23,47 +23,41 @@ std::string_view last_part(std::string_view module) {
   return dot == std::string_view::npos ? module : module.substr(dot + 1);
 }
 
-std::string_view file_stem(const SyntaxFile &file) {
-  std::string_view path = file.source->path;
-  size_t slash = path.find_last_of("/\\");
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? name : name.substr(0, dot);
+// The module-level function `name` among a file's definitions (Package::functions_of_file or
+// functions_of_module), when its first parameter is `self`.
+const FunctionDef *
+method_like_in(const std::unordered_map<std::string_view, const FunctionDef *> &functions,
+               std::string_view name) {
+  auto it = functions.find(name);
+  return it != functions.end() && self_first(it->second) ? it->second : nullptr;
 }
 
-// The module-level function named `name` in `file`, when its first parameter is `self`.
-const FunctionDef *method_like_in(const SyntaxFile &file, std::string_view name) {
-  for (const FunctionDef *f : file.functions)
-    if (f->name == name && self_first(f))
-      return f;
-  return nullptr;
-}
-
-// The function `e` names in `file`: its own, or one it imports from another of `files`.
-const FunctionDef *method_like(const std::vector<const SyntaxFile *> &files, const SyntaxFile &file,
-                               const Expr *e) {
+// The function `e` names in `file`: its own, or one it imports from a sibling module, relatively
+// or by its absolute name (`from pkg.llama_patch import forward as llama_forward`).
+const FunctionDef *method_like(const Package &package, const SyntaxFile &file, const Expr *e) {
   if (!e || e->kind != ExprKind::Name)
     return nullptr;
-  if (const FunctionDef *own = method_like_in(file, e->text))
-    return own;
+  if (auto own = package.functions_of_file.find(&file); own != package.functions_of_file.end())
+    if (const FunctionDef *f = method_like_in(own->second, e->text))
+      return f;
   for (const ImportedName &imp : file.imports) {
     if (imp.local_name != e->text || imp.name.empty())
       continue;
-    for (const SyntaxFile *other : files)
-      if (other != &file && file_stem(*other) == last_part(imp.module))
-        if (const FunctionDef *f = method_like_in(*other, imp.name))
-          return f;
+    if (auto other = package.functions_of_module.find(last_part(imp.module));
+        other != package.functions_of_module.end())
+      if (const FunctionDef *f = method_like_in(*other->second, imp.name))
+        return f;
   }
   return nullptr;
 }
 
-void collect_installed(const std::vector<const SyntaxFile *> &files, const SyntaxFile &file,
+void collect_installed(const Package &package, const SyntaxFile &file,
                        std::unordered_map<const FunctionDef *, std::string_view> &out) {
   auto install = [&](const FunctionDef *f, const Expr *object) {
     if (f && object)
       out.emplace(f, file.source->slice(object->range));
   };
-  auto method_like = [&](const Expr *e) { return devlint::method_like(files, file, e); };
+  auto method_like = [&](const Expr *e) { return devlint::method_like(package, file, e); };
   std::function<void(const Expr *, int)> visit_expr = [&](const Expr *e, int depth) {
     if (!e || depth > kMaxDepth)
       return;
@@ -120,16 +114,16 @@ void collect_installed(const std::vector<const SyntaxFile *> &files, const Synta
 } // namespace
 
 std::unordered_map<const FunctionDef *, std::string_view>
-installed_methods(const std::vector<const SyntaxFile *> &files) {
+installed_methods(const Package &package) {
   std::unordered_map<const FunctionDef *, std::string_view> out;
   bool any = false;
-  for (const SyntaxFile *file : files)
+  for (const SyntaxFile *file : package.files)
     for (const FunctionDef *f : file->functions)
       any = any || self_first(f);
   if (!any)
     return out;
-  for (const SyntaxFile *file : files)
-    collect_installed(files, *file, out);
+  for (const SyntaxFile *file : package.files)
+    collect_installed(package, *file, out);
   return out;
 }
 

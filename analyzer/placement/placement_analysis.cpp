@@ -356,7 +356,7 @@ void Interpreter::run() {
           analyze_entry(m, cls.get());
     }
   }
-  const auto installed = installed_methods(pkg_.files);
+  const auto installed = installed_methods(pkg_);
   for (const SyntaxFile *file : pkg_.files) {
     for (const FunctionDef *f : file->functions) {
       auto bound = installed.find(f);

@@ -132,7 +132,8 @@ std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vecto
 
 bool Interpreter::branch_excludes_weighted_children() const {
   const ModuleClass *unit = frame_->unit;
-  if (!unit || frame_->assumed.empty() || !unit->def || !unit->file)
+  // The conditions are compared as text of the unit's own file.
+  if (!unit || frame_->assumed.empty() || !unit->def || !unit->file || frame_->file != unit->file)
     return false;
   const FunctionDef *init = nullptr;
   for (const FunctionDef *m : unit->def->methods)
@@ -140,6 +141,10 @@ bool Interpreter::branch_excludes_weighted_children() const {
       init = m;
   if (!init)
     return false;
+  std::vector<std::pair<std::string, bool>> assumed;
+  for (const auto &[condition, taken] : frame_->assumed)
+    if (condition)
+      assumed.emplace_back(condition_text(*unit->file, condition), taken);
   bool any = false;
   for (const ChildDecl *child : unit->all_children()) {
     if (!child->has_parameters)
@@ -148,17 +153,11 @@ bool Interpreter::branch_excludes_weighted_children() const {
     if (!guard || !guard->first)
       return false;
     const std::string built_if = condition_text(*unit->file, guard->first);
-    bool excluded = false;
-    for (const auto &[condition, taken] : frame_->assumed) {
-      if (!frame_->file || frame_->file != unit->file)
-        return false;
-      if (!condition)
-        continue;
-      const std::string here = condition_text(*frame_->file, condition);
-      excluded = excluded || (here == built_if && taken != guard->second) ||
-                 (negates(here, built_if) && taken == guard->second);
-    }
-    if (!excluded)
+    const bool built_in_body = guard->second;
+    if (std::none_of(assumed.begin(), assumed.end(), [&](const auto &here) {
+          return (here.first == built_if && here.second != built_in_body) ||
+                 (negates(here.first, built_if) && here.second == built_in_body);
+        }))
       return false;
     any = true;
   }

@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 
+#include "model/torch_catalog.h"
+
 namespace devlint {
 
 namespace {
@@ -492,9 +494,9 @@ const Expr *construction_call(const ModuleClass *declarer, const ChildDecl *chil
 }
 
 // The argument of a norm layer's construction that says whether it holds weights: torch's
-// `elementwise_affine` (LayerNorm, RMSNorm: third) or `affine` (GroupNorm, BatchNorm and
-// InstanceNorm: fourth), by keyword or position; for a class of the package, its constructor's
-// parameter of that name. Null when the call passes none.
+// `elementwise_affine` or `affine` (torch_catalog::norm_affine_flag), by keyword or position; for
+// a class of the package, its constructor's parameter of that name. Null when the call passes
+// none.
 const Expr *affine_argument(const Expr *call, const Package &package, const SyntaxFile *file) {
   const Expr *callee = call->operands[0];
   std::string_view leaf = callee->kind == ExprKind::Name || callee->kind == ExprKind::Attribute
@@ -505,19 +507,16 @@ const Expr *affine_argument(const Expr *call, const Package &package, const Synt
   for (std::string_view flag : {"elementwise_affine", "affine"})
     if (const Keyword *k = call->keyword(flag))
       return k->value;
-  size_t position = 0; // among the arguments after the callee
+  size_t operand = 0; // call->operands[0] is the callee: argument i is operand i + 1
   if (const ModuleClass *cls = package.find_class(leaf, file)) {
     const FunctionDef *init = cls->find_method("__init__");
     for (size_t p = 1; init && p < init->parameters.size(); ++p)
       if (init->parameters[p].name == "elementwise_affine" || init->parameters[p].name == "affine")
-        position = p;
-  } else if (leaf == "LayerNorm" || leaf == "RMSNorm") {
-    position = 3;
-  } else if (leaf == "GroupNorm" || leaf.substr(0, 9) == "BatchNorm" ||
-             leaf.substr(0, 12) == "InstanceNorm") {
-    position = 4;
+        operand = p;
+  } else if (auto flag = torch_catalog::norm_affine_flag(leaf)) {
+    operand = flag->position + 1;
   }
-  return position > 0 && position < call->operands.size() ? call->operands[position] : nullptr;
+  return operand > 0 && operand < call->operands.size() ? call->operands[operand] : nullptr;
 }
 
 } // namespace
