@@ -11,6 +11,14 @@ namespace devlint {
 namespace {
 constexpr int kMaxNesting = 32; // guards against inheritance or containment cycles
 
+// Whether `names` lists `name` for `unit` (the per-unit lists PlacementModel keeps).
+bool lists(const std::unordered_map<const ModuleClass *, std::vector<std::string_view>> &names,
+           const ModuleClass *unit, std::string_view name) {
+  auto it = names.find(unit);
+  return it != names.end() &&
+         std::find(it->second.begin(), it->second.end(), name) != it->second.end();
+}
+
 // How one parent uses a child attribute: the calls `self.child(...)` it makes, and whether it
 // touches the attribute any other way (then its calls cannot all be seen).
 struct ChildUses {
@@ -276,9 +284,7 @@ void PlacementModel::find_arguments_handed_by_callers() {
 }
 
 bool PlacementModel::handed_by_caller(const ModuleClass *unit, std::string_view parameter) const {
-  auto it = handed_by_caller_.find(unit);
-  return it != handed_by_caller_.end() &&
-         std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
+  return lists(handed_by_caller_, unit, parameter);
 }
 
 std::vector<std::string_view>
@@ -605,9 +611,7 @@ PlacementModel::parameters_unbuilt_where_split(const ModuleClass *unit,
 
 std::optional<DeviceGroup> PlacementModel::weightless_child_group(std::string_view child,
                                                                   const ModuleClass *unit) const {
-  auto it = weightless_where_split_.find(unit);
-  if (it == weightless_where_split_.end() ||
-      std::find(it->second.begin(), it->second.end(), child) == it->second.end())
+  if (!lists(weightless_where_split_, unit, child))
     return std::nullopt;
   std::vector<const ChildDecl *> children = unit->all_children();
   auto self = std::find_if(children.begin(), children.end(),
@@ -616,7 +620,7 @@ std::optional<DeviceGroup> PlacementModel::weightless_child_group(std::string_vi
     return std::nullopt;
   auto weighted = [&](const ChildDecl *c) {
     return c->has_parameters && c->name != child && !unbuilt_where_split(unit, c->name) &&
-           std::find(it->second.begin(), it->second.end(), c->name) == it->second.end();
+           !lists(weightless_where_split_, unit, c->name);
   };
   for (auto before = self; before != children.begin();)
     if (weighted(*--before))
@@ -629,15 +633,11 @@ std::optional<DeviceGroup> PlacementModel::weightless_child_group(std::string_vi
 }
 
 bool PlacementModel::unbuilt_where_split(const ModuleClass *unit, std::string_view member) const {
-  auto it = unbuilt_where_split_.find(unit);
-  return it != unbuilt_where_split_.end() &&
-         std::find(it->second.begin(), it->second.end(), member) != it->second.end();
+  return lists(unbuilt_where_split_, unit, member);
 }
 
 bool PlacementModel::absent_where_split(const ModuleClass *unit, std::string_view parameter) const {
-  auto it = absent_where_split_.find(unit);
-  return it != absent_where_split_.end() &&
-         std::find(it->second.begin(), it->second.end(), parameter) != it->second.end();
+  return lists(absent_where_split_, unit, parameter);
 }
 
 const UnitFacts &PlacementModel::facts(const ModuleClass *unit) const {
