@@ -160,6 +160,7 @@ private:
   // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
   // 0:`).
   bool branch_excludes_weighted_children() const;
+  Site layer_input_site(const Value &callee, const Expr *call, OriginSet input);
   bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
                      const ModuleClass *cls, const OriginSet &probe);
   void check_handed_cpu_tensors(const ModuleClass *cls, const Expr *site_expr,

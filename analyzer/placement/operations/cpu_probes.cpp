@@ -128,6 +128,14 @@ void Interpreter::check_cpu_input_of_layer(const Value &callee, const Expr *call
       !callee.child || layer->text != callee.child->name ||
       !is_torch_layer_with_weights(callee.child))
     return;
+  Site site = layer_input_site(callee, call, args.positional[0].origins);
+  emit(site);
+}
+
+// `self.layer(x)`, a torch layer with weights, as a site: its weights against `input` (the
+// origins of `x` that may sit elsewhere).
+Site Interpreter::layer_input_site(const Value &callee, const Expr *call, OriginSet input) {
+  const Expr *layer = call->operands[0];
   Site site;
   site.kind = SiteKind::Matmul;
   site.expr = call;
@@ -138,8 +146,8 @@ void Interpreter::check_cpu_input_of_layer(const Value &callee, const Expr *call
   SiteOperand weights{layer, {weight_origin}};
   weights.role = OperandRole::LayerWeights;
   site.operands.push_back(weights);
-  site.operands.push_back({call->operands[1], args.positional[0].origins});
-  emit(site);
+  site.operands.push_back({call->operands[1], std::move(input)});
+  return site;
 }
 
 // Inside such a probe: the handed tensor reaches a layer with weights, or another package
@@ -289,18 +297,8 @@ void Interpreter::check_unhooked_layer_call(const Value &callee, const Expr *cal
       from_other_modules.push_back(o);
   if (from_other_modules.empty())
     return;
-  Site site;
-  site.kind = SiteKind::Matmul;
-  site.expr = call;
-  site.operation = std::string(frame_->file->source->slice(layer->range)) + "(...)";
+  Site site = layer_input_site(callee, call, std::move(from_other_modules));
   site.hand_parallel = true;
-  const Origin *weight_origin = make_origin(
-      OriginKind::Parameter, intern(std::string(callee.path) + ".weight"), layer->range);
-  const_cast<Origin *>(weight_origin)->set(OriginFact::LayerWeights);
-  SiteOperand weights{layer, {weight_origin}};
-  weights.role = OperandRole::LayerWeights;
-  site.operands.push_back(weights);
-  site.operands.push_back({call->operands[1], from_other_modules});
   const int muted = muted_sites_;
   muted_sites_ = 0; // the site is this run's own: the rest of the run stays muted
   emit(site);
