@@ -38,6 +38,14 @@ std::string first_unknown(const ModuleTree &tree) {
   return tree.unknowns.empty() ? "" : tree.unknowns[0].what;
 }
 
+// Each parameter's and buffer's element count by its name in the tree (-1: unknown).
+std::map<std::string, int64_t> element_counts(const ModuleTree &tree) {
+  std::map<std::string, int64_t> out;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    out[t.name] = t.tensor->numel.value_or(-1);
+  return out;
+}
+
 const char *kRopeConfig = "from huggingface_hub.dataclasses import strict\n"
                           "from ...configuration_utils import PreTrainedConfig\n"
                           "from ...modeling_rope_utils import RopeParameters\n\n"
@@ -149,9 +157,7 @@ TEST(Transformers5Sizes, RecurrentLayersAndUnsizedLayersAreNeverSilent) {
                   "MConfig", "MModel");
   ASSERT_NE(b.tree.root, nullptr);
   EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
-  std::map<std::string, int64_t> tensors;
-  for (const NamedTensor &t : named_tensors(b.tree, false))
-    tensors[t.name] = t.tensor->numel.value_or(-1);
+  std::map<std::string, int64_t> tensors = element_counts(b.tree);
   EXPECT_EQ(tensors["lstm.weight_ih_l0"], 8 * 3);
   EXPECT_EQ(tensors["lstm.weight_ih_l1_reverse"], 8 * 4); // both directions' outputs
   EXPECT_EQ(tensors["lstm.bias_hh_l1"], 8);
@@ -406,9 +412,7 @@ TEST(Transformers5Sizes, IntSetOrderAnyAllDictComprehensionsAndMixinSuper) {
                   "MConfig", "MModel");
   ASSERT_NE(b.tree.root, nullptr);
   EXPECT_TRUE(b.tree.complete()) << first_unknown(b.tree);
-  std::map<std::string, int64_t> tensors;
-  for (const NamedTensor &t : named_tensors(b.tree, false))
-    tensors[t.name] = t.tensor->numel.value_or(-1);
+  std::map<std::string, int64_t> tensors = element_counts(b.tree);
   EXPECT_EQ(tensors["first.weight"], 8);
   EXPECT_EQ(tensors["second.weight"], 2);
   EXPECT_EQ(tensors["third.weight"], 11);
