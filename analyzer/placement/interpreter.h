@@ -160,6 +160,12 @@ private:
   // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
   // 0:`).
   bool branch_excludes_weighted_children() const;
+  // Per unit, the condition (as text) and branch its constructor builds each weighted child
+  // under; empty when one is built under no such condition. Memoized: asked for every site.
+  const std::vector<std::pair<std::string, bool>> &
+  weighted_child_guards(const ModuleClass *unit) const;
+  mutable std::unordered_map<const ModuleClass *, std::vector<std::pair<std::string, bool>>>
+      weighted_child_guards_;
   Site layer_input_site(const Value &callee, const Expr *call, OriginSet input);
   bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
                      const ModuleClass *cls, const OriginSet &probe);

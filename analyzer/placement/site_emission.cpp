@@ -130,38 +130,52 @@ std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vecto
 
 } // namespace
 
+// Conditions longer than this are no flag tests: not compared (each site in a branch renders its
+// conditions, so a huge one would be copied once per site).
+constexpr size_t kMaxConditionText = 200;
+
+const std::vector<std::pair<std::string, bool>> &
+Interpreter::weighted_child_guards(const ModuleClass *unit) const {
+  auto [it, fresh] = weighted_child_guards_.try_emplace(unit);
+  if (!fresh)
+    return it->second;
+  const FunctionDef *init = nullptr;
+  for (const FunctionDef *m : unit->def->methods)
+    if (m->name == "__init__")
+      init = m;
+  std::vector<std::pair<std::string, bool>> guards;
+  for (const ChildDecl *child : unit->all_children()) {
+    if (!child->has_parameters)
+      continue;
+    auto guard = init ? construction_guard(init->body, child->range.begin) : std::nullopt;
+    if (!guard || !guard->first ||
+        guard->first->range.end - guard->first->range.begin > kMaxConditionText)
+      return it->second; // a weighted child built unconditionally, or under no flag test
+    guards.emplace_back(condition_text(*unit->file, guard->first), guard->second);
+  }
+  it->second = std::move(guards);
+  return it->second;
+}
+
 bool Interpreter::branch_excludes_weighted_children() const {
   const ModuleClass *unit = frame_->unit;
   // The conditions are compared as text of the unit's own file.
   if (!unit || frame_->assumed.empty() || !unit->def || !unit->file || frame_->file != unit->file)
     return false;
-  const FunctionDef *init = nullptr;
-  for (const FunctionDef *m : unit->def->methods)
-    if (m->name == "__init__")
-      init = m;
-  if (!init)
+  const auto &guards = weighted_child_guards(unit);
+  if (guards.empty())
     return false;
   std::vector<std::pair<std::string, bool>> assumed;
   for (const auto &[condition, taken] : frame_->assumed)
-    if (condition)
+    if (condition && condition->range.end - condition->range.begin <= kMaxConditionText)
       assumed.emplace_back(condition_text(*unit->file, condition), taken);
-  bool any = false;
-  for (const ChildDecl *child : unit->all_children()) {
-    if (!child->has_parameters)
-      continue;
-    auto guard = construction_guard(init->body, child->range.begin);
-    if (!guard || !guard->first)
-      return false;
-    const std::string built_if = condition_text(*unit->file, guard->first);
-    const bool built_in_body = guard->second;
-    if (std::none_of(assumed.begin(), assumed.end(), [&](const auto &here) {
-          return (here.first == built_if && here.second != built_in_body) ||
-                 (negates(here.first, built_if) && here.second == built_in_body);
-        }))
-      return false;
-    any = true;
-  }
-  return any;
+  return std::all_of(guards.begin(), guards.end(), [&](const auto &guard) {
+    const auto &[built_if, built_in_body] = guard;
+    return std::any_of(assumed.begin(), assumed.end(), [&](const auto &here) {
+      return (here.first == built_if && here.second != built_in_body) ||
+             (negates(here.first, built_if) && here.second == built_in_body);
+    });
+  });
 }
 
 const OriginSet *Interpreter::emit(Site &site) {
