@@ -170,7 +170,9 @@ bool Interpreter::branch_excludes_weighted_children() const {
     if (condition && condition->range.end - condition->range.begin <= kMaxConditionText)
       assumed.emplace_back(condition_text(*unit->file, condition), taken);
   return std::all_of(guards.begin(), guards.end(), [&](const auto &guard) {
-    const auto &[built_if, built_in_body] = guard;
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string &built_if = guard.first;
+    const bool built_in_body = guard.second;
     return std::any_of(assumed.begin(), assumed.end(), [&](const auto &here) {
       return (here.first == built_if && here.second != built_in_body) ||
              (negates(here.first, built_if) && here.second == built_in_body);
