@@ -171,6 +171,20 @@ std::string describe_origin(const Origin &o, const Site &site) {
                               o.kind == OriginKind::Fresh || o.kind == OriginKind::LiteralDevice
                           ? std::string(o.label)
                           : python_path(o.label);
+  // A diffusers pipeline's component (placement/operations/pipelines.cpp).
+  if (o.has(OriginFact::Component)) {
+    std::string_view component = o.label.substr(0, o.label.find('.'));
+    std::string dealt =
+        "the GPU the pipeline's device map gave `self." + std::string(component) + "`";
+    if (component.size() != o.label.size())
+      return "output of `self." + label + "(...)`, on " + dealt + line;
+    std::string_view written = o.file ? o.file->source->slice(o.range) : std::string_view{};
+    if (written.size() < component.size() ||
+        written.substr(written.size() - component.size()) != component)
+      return "`" + std::string(written) + "`, the device of `self." + std::string(component) +
+             "`, the pipeline's first module component" + line;
+    return dealt + line;
+  }
   switch (o.kind) {
   case OriginKind::Input:
     if (label == "self.device")

@@ -285,6 +285,16 @@ std::string placed_by_code_text(const Mismatch &m, const Site &site) {
   return "";
 }
 
+// A site in a diffusers pipeline's own code (or a helper it inlined).
+std::string pipeline_text() {
+  return "a pipeline loaded with `device_map=\"balanced\"` deals its components to GPUs whole; a "
+         "component's hook moves what its `forward` is handed and returns the output where the "
+         "first tensor argument was, and a method reached without `forward` (`encode`, "
+         "`decode`) returns on the component's GPU, but the pipeline is no module and nothing "
+         "moves what its own code combines: each operand stays on the device of the component "
+         "that made it";
+}
+
 } // namespace
 
 // The default explanation: by what made the operands (state allocated for every layer, a cache
@@ -293,6 +303,8 @@ std::string placed_by_code_text(const Mismatch &m, const Site &site) {
 std::string SiteRule::why(const SiteContext &context) const {
   const Site &site = context.site;
   const Mismatch &m = context.mismatch;
+  if (site.pipeline)
+    return pipeline_text();
   if (site.hand_parallel)
     return "after `parallelize()` (transformers' naive model parallelism, `self.model_parallel`) "
            "the blocks sit on the GPUs its device map gives them, the heads where the code "
@@ -370,6 +382,11 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   };
   where(site.handed_use, "uses it");
   where(site.entry_call, "hands the operands to the helper");
+  if (site.pipeline) {
+    f.level = FindingLevel::Warning;
+    f.placement = "fails when the pipeline is loaded with `device_map=\"balanced\"` on 2 or "
+                  "more GPUs and these components land on different ones";
+  }
   // A hand-made placement, as a hand-written map that splits a model refusing "auto" is.
   if (site.hand_parallel) {
     f.level = FindingLevel::Warning;

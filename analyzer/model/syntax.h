@@ -108,6 +108,7 @@ struct FunctionDef {
   SourceRange range;      // the whole definition
   SourceRange name_range; // the name only
   std::vector<Parameter> parameters;
+  std::string_view returns; // the return annotation as written, empty if none
   std::vector<Stmt *> body;
   bool is_staticmethod = false;
   bool is_classmethod = false; // its first parameter is the class: calling it builds an instance

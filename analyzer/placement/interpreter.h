@@ -61,6 +61,8 @@ private:
     const Frame *caller = nullptr;
     // How many loops were running when the frame started: loops_ past these are its own.
     size_t outer_loops = 0;
+    // A method of a diffusers pipeline (operations/pipelines.cpp), or code it inlined.
+    const ModuleClass *pipeline = nullptr;
   };
   // Marks the code run while it lives as running only on some paths (see Frame::nesting).
   struct Conditional {
@@ -234,6 +236,9 @@ private:
   std::string_view intern(std::string s);
   const Origin *make_origin(OriginKind kind, std::string_view label, SourceRange range);
   Value tensor(const Origin *o);
+  // An annotation that may name a tensor (or an object holding some, or a device).
+  static bool tensorish_annotation(std::string_view annotation);
+  static bool python_number_annotation(std::string_view annotation);
   Value input_for(const Parameter &p);
   void analyze_entry(const FunctionDef *fn, const ModuleClass *unit);
 
@@ -440,6 +445,28 @@ private:
   // Inside `unit`, a call of such a member with the model's own tensors.
   Value member_parameter(std::string_view path, SourceRange range);
   void caller_moved_child_call(const Expr *call, const Origin *child_output, const Args &args);
+
+  // ---- diffusers pipelines (operations/pipelines.cpp) ----
+  // The components a pipeline registers (`self.register_modules(...)`) that may hold weights, in
+  // registration order, and the one whose device is `_execution_device` (empty: unknown).
+  struct PipelineComponents {
+    bool registered = false;
+    std::vector<std::string_view> modules;
+    // The package class each module's annotation names, when it names one.
+    std::unordered_map<std::string_view, const ModuleClass *> classes;
+    std::string_view execution;
+  };
+  std::unordered_map<const ModuleClass *, PipelineComponents> pipeline_components_;
+  // Null when `cls` registers no components (no pipeline).
+  const PipelineComponents *pipeline_components(const ModuleClass &cls);
+  bool is_component(std::string_view attr) const;
+  // A tensor on the device the pipeline's map dealt the component `label` starts with, or on
+  // the device the running method moved the component to (`self.vae.to(x.device)`).
+  Value component_tensor(std::string_view label, SourceRange range);
+  static std::string_view moved_component_key(std::string_view component);
+  void analyze_pipeline_method(const FunctionDef *fn, const ModuleClass *pipeline);
+  std::optional<Value> pipeline_attribute(const Expr *e);
+  std::optional<Value> pipeline_call(const Expr *call);
 
   // ---- site emission (site_emission.cpp) ----
   // How a call is named in a message: `model(...)`; in C++ as written, `model->forward(...)`.

@@ -4,6 +4,7 @@
 #include "placement/interpreter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -69,6 +70,29 @@ Value Interpreter::first_tensor(const Args &args) {
   return Value::neutral();
 }
 
+// `int`, `float | None`, `Optional[int]`: Python's own numbers and strings, no tensor.
+bool Interpreter::python_number_annotation(std::string_view annotation) {
+  bool any = false;
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i <= annotation.size(); ++i) {
+    char c = i < annotation.size() ? annotation[i] : ' ';
+    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    if (word && start == std::string_view::npos)
+      start = i;
+    if (word || start == std::string_view::npos)
+      continue;
+    std::string_view name = annotation.substr(start, i - start);
+    start = std::string_view::npos;
+    if (name == "Optional" || name == "Union" || name == "None" || name == "typing.Optional" ||
+        name == "typing.Union")
+      continue;
+    if (name != "int" && name != "float" && name != "bool" && name != "str")
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const Args &args,
                                  bool bound_self, const ModuleClass *unit) {
   if (frame_->depth >= limits_.max_inline_depth || over_budget() ||
@@ -81,6 +105,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
   frame.file = file_of_.count(fn) ? file_of_[fn] : frame_->file;
   frame.depth = frame_->depth + 1;
   frame.script = frame_->script;
+  frame.pipeline = frame_->pipeline;
   if (!bound_self) {
     frame.call = call;
     frame.caller = frame_;
@@ -120,6 +145,10 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
       v = eval(p.default_value);
       frame_ = caller;
     }
+    // `num_frames: int`: a Python number, whatever shape arithmetic the caller did to get it.
+    if (bound && !p.variadic && (v.kind == Value::Kind::Tensor || v.kind == Value::Kind::Tuple) &&
+        python_number_annotation(p.annotation))
+      v = Value::neutral();
     frame.env[p.name] = v;
   }
   (void)call;
@@ -175,6 +204,7 @@ const ChildDecl *Interpreter::returned_child(const FunctionDef *fn, const Module
 // and loss classes, calls on an attribute (PyTorch's API, then by what the receiver holds), and
 // last a callee computed by an expression, which takes every call left.
 const Interpreter::CallOperation Interpreter::kCallOperations[] = {
+    &Interpreter::pipeline_call,           // operations/pipelines.cpp
     &Interpreter::super_call,              // operations/self_calls.cpp
     &Interpreter::own_method_call,         // operations/self_calls.cpp
     &Interpreter::local_callable_call,     // operations/module_calls.cpp

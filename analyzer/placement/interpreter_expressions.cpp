@@ -473,6 +473,8 @@ bool Interpreter::is_argument_object(const Expr *object, const Value &v) const {
 Value Interpreter::eval_attribute(const Expr *e) {
   const Expr *object = e->operands[0];
   std::string_view attr = e->text;
+  if (std::optional<Value> dealt = pipeline_attribute(e))
+    return *dealt;
   if (is_name(object, "self") ||
       (object->kind == ExprKind::Name && frame_->env.count(object->text) &&
        frame_->env[object->text].kind == Value::Kind::Self)) {

@@ -29,6 +29,8 @@ enum class OriginFact : uint16_t {
                             // `torch.tensor([a, b])`); an int reads a 0-dim element of it
   Distribution = 1u << 12,  // Fresh: a torch.distributions object built from Python numbers,
                             // its parameters 0-dim CPU tensors
+  Component = 1u << 13,     // Child: on the device a pipeline's map dealt the component its
+                            // label starts with (operations/pipelines.cpp)
 };
 
 struct Origin {

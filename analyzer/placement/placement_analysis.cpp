@@ -16,14 +16,6 @@
 namespace devlint {
 namespace {
 
-bool tensorish_annotation(std::string_view annotation) {
-  for (std::string_view word :
-       {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
-    if (annotation.find(word) != std::string_view::npos)
-      return true;
-  return false;
-}
-
 // A tensor constructor given a device: `torch.zeros(..., device=device)`.
 bool allocates_on_device(const Expr *e) {
   return any_subexpression(
@@ -330,8 +322,17 @@ bool Interpreter::is_setup_method(std::string_view name) {
 void Interpreter::run() {
   collect_caller_child_moves();
   for (const auto &cls : pkg_.classes) {
-    if (!cls->is_module)
+    if (!cls->is_module) {
+      // A pipeline's methods (its package bases' too, where it does not override them).
+      if (pipeline_components(*cls)) {
+        std::unordered_set<std::string_view> seen;
+        for (const ModuleClass *c = cls.get(); c; c = c->bases.empty() ? nullptr : c->bases[0])
+          for (const FunctionDef *m : c->def->methods)
+            if (!is_setup_method(m->name) && seen.insert(m->name).second)
+              analyze_pipeline_method(m, cls.get());
+      }
       continue;
+    }
     std::unordered_set<std::string_view> seen;
     for (const FunctionDef *m : cls->def->methods) {
       seen.insert(m->name);
@@ -401,6 +402,14 @@ Value Interpreter::tensor(const Origin *o) {
   v.kind = Value::Kind::Tensor;
   v.origins.push_back(o);
   return v;
+}
+
+bool Interpreter::tensorish_annotation(std::string_view annotation) {
+  for (std::string_view word :
+       {"Tensor", "Cache", "Any", "Module", "Output", "Parameter", "torch."})
+    if (annotation.find(word) != std::string_view::npos)
+      return true;
+  return false;
 }
 
 Value Interpreter::input_for(const Parameter &p) {

@@ -100,6 +100,9 @@ struct Site {
   // it holds only its own weights, a leaf kept whole
   // (Interpreter::branch_excludes_weighted_children).
   bool unit_whole = false;
+  // In a method of a diffusers pipeline: its operands sit where the pipeline's map dealt the
+  // components that made them (operations/pipelines.cpp).
+  bool pipeline = false;
 };
 
 class SiteSink {

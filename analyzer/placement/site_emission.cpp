@@ -195,6 +195,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.statement = frame_->statement;
   site.members_read = &frame_->members_read;
   site.unit_whole = branch_excludes_weighted_children();
+  site.pipeline = frame_->pipeline != nullptr;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
   // helper also tells where to look.
   for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {

@@ -794,6 +794,9 @@ DeviceGroup PlacementModel::child_group(std::string_view path, const ModuleClass
 }
 
 DeviceGroup PlacementModel::group_of(const Origin &origin, const ModuleClass *unit) const {
+  if (origin.has(OriginFact::Component))
+    return {DeviceGroup::Kind::Component,
+            std::string(origin.label.substr(0, origin.label.find('.'))), false};
   switch (origin.kind) {
   case OriginKind::Fresh:
   case OriginKind::PlainTensor:

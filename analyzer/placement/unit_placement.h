@@ -27,6 +27,7 @@ struct DeviceGroup {
     Held,      // state allocated once by the module that built its holder (the model, on the
                // device of its inputs), read here through an argument no hook moves
     RunTime,   // a device chosen at run time: `name` is its key (Origin::device_key)
+    Component, // the GPU a pipeline's map dealt a component: `name` is the component
   };
   Kind kind = Kind::Any;
   std::string name;

@@ -105,7 +105,7 @@ struct SymbolTable {
   std::vector<Sym> by_symbol;
   TSFieldId left, right, value, name, body, condition, consequence, alternative, function,
       arguments, object, attribute, subscript, operator_, superclasses, parameters, definition,
-      module_name, alias, argument, type, key;
+      module_name, alias, argument, type, key, return_type;
 
   SymbolTable() {
     const TSLanguage *lang = tree_sitter_python();
@@ -227,6 +227,7 @@ struct SymbolTable {
     argument = field("argument");
     type = field("type");
     key = field("key");
+    return_type = field("return_type");
   }
 };
 
@@ -555,6 +556,9 @@ private:
     TSNode params = field(n, sym_.parameters);
     if (!ts_node_is_null(params))
       lower_parameters(params, f->parameters, depth);
+    TSNode returns = field(n, sym_.return_type);
+    if (!ts_node_is_null(returns))
+      f->returns = text(returns);
     lower_block(field(n, sym_.body), f->body, depth);
     return f;
   }

@@ -1,0 +1,222 @@
+// diffusers pipelines (docs/DEVICE_MODEL.md section 2b): a pipeline is no module. Loaded with
+// `device_map="balanced"`, it deals its components to GPUs whole and dispatches each with
+// `force_hooks=True`: calling a component moves what it is handed to it and returns its output
+// where the first tensor argument was, while a method reached without `forward` (a VAE's
+// `encode`/`decode` through `apply_forward_hook`, which runs the root's hook with no arguments)
+// computes on the component's device and returns there. `_execution_device` is the device of the
+// first module component. The pipeline's own methods combine what they are given where it is.
+#include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/interpreter.h"
+
+namespace devlint {
+namespace {
+
+// `self.register_modules(vae=vae, ...)` in the constructor of `cls` or of a package base.
+const Expr *register_modules_call(const ModuleClass &cls) {
+  const FunctionDef *init = cls.find_method("__init__");
+  if (!init)
+    return nullptr;
+  for (const Stmt *s : init->body)
+    if (s->kind == StmtKind::Expr && s->value && s->value->kind == ExprKind::Call &&
+        s->value->text == "register_modules" &&
+        s->value->operands[0]->kind == ExprKind::Attribute &&
+        is_name(s->value->operands[0]->operands[0], "self"))
+      return s->value;
+  return nullptr;
+}
+
+// Components that hold no weights: tokenizers, schedulers, image processors, feature extractors
+// and guiders of transformers and diffusers, as the constructor annotates them.
+bool weightless_family(std::string_view annotation) {
+  for (std::string_view family : {"Tokenizer", "Scheduler", "Processor", "FeatureExtractor",
+                                  "Processing", "Guidance", "Guider"})
+    if (annotation.find(family) != std::string_view::npos)
+      return true;
+  return false;
+}
+
+// The names an annotation is made of: `LTX2DurationHead | None`, `Optional[CLIPVisionModel]`.
+std::vector<std::string_view> annotation_names(std::string_view annotation) {
+  std::vector<std::string_view> names;
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i <= annotation.size(); ++i) {
+    char c = i < annotation.size() ? annotation[i] : ' ';
+    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (word && start == std::string_view::npos)
+      start = i;
+    if (!word && start != std::string_view::npos) {
+      names.push_back(annotation.substr(start, i - start));
+      start = std::string_view::npos;
+    }
+  }
+  return names;
+}
+
+} // namespace
+
+const Interpreter::PipelineComponents *Interpreter::pipeline_components(const ModuleClass &cls) {
+  auto known = pipeline_components_.find(&cls);
+  if (known != pipeline_components_.end())
+    return known->second.registered ? &known->second : nullptr;
+  PipelineComponents &components = pipeline_components_[&cls];
+  const Expr *call = cls.is_module ? nullptr : register_modules_call(cls);
+  if (!call)
+    return nullptr;
+  components.registered = true;
+  const FunctionDef *init = cls.find_method("__init__");
+  for (const Keyword &k : call->keywords) {
+    if (k.name.empty())
+      continue;
+    std::string_view annotation;
+    if (k.value && k.value->kind == ExprKind::Name)
+      for (const Parameter &p : init->parameters)
+        if (p.name == k.value->text)
+          annotation = p.annotation;
+    if (weightless_family(annotation))
+      continue;
+    // A class of the package: a module, or an object holding no weights (a guider).
+    const ModuleClass *named = nullptr;
+    bool plain_object = false;
+    for (std::string_view name : annotation_names(annotation))
+      if (const ModuleClass *c = pkg_.find_class(name, cls.file)) {
+        if (c->is_module)
+          named = c;
+        else
+          plain_object = true;
+      }
+    if (plain_object && !named)
+      continue;
+    components.modules.push_back(k.name);
+    if (named)
+      components.classes[k.name] = named;
+    // The execution device is the first module's; one not annotated may be no module.
+    if (components.modules.size() == 1)
+      components.execution = annotation.empty() ? std::string_view{} : k.name;
+  }
+  return &components;
+}
+
+bool Interpreter::is_component(std::string_view attr) const {
+  if (!frame_->pipeline)
+    return false;
+  auto known = pipeline_components_.find(frame_->pipeline);
+  if (known == pipeline_components_.end())
+    return false;
+  for (std::string_view m : known->second.modules)
+    if (m == attr)
+      return true;
+  return false;
+}
+
+std::string_view Interpreter::moved_component_key(std::string_view component) {
+  // Not a Python name: no code can bind it.
+  return component.empty() ? component : component.substr(0, component.find('.'));
+}
+
+Value Interpreter::component_tensor(std::string_view label, SourceRange range) {
+  auto moved =
+      frame_->env.find(intern("self." + std::string(moved_component_key(label)) + " moved to"));
+  if (moved != frame_->env.end())
+    return as_tensor(moved->second);
+  const Origin *o = make_origin(OriginKind::Child, label, range);
+  const_cast<Origin *>(o)->set(OriginFact::Component);
+  return tensor(o);
+}
+
+void Interpreter::analyze_pipeline_method(const FunctionDef *fn, const ModuleClass *pipeline) {
+  statements_run_ = 0;
+  loop_depth_ = 0;
+  Frame frame;
+  frame.outer_loops = loops_.size();
+  frame.function = fn;
+  frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
+  frame.pipeline = pipeline;
+  Frame *saved = frame_;
+  frame_ = &frame;
+  // Its arguments come from the user, on any device.
+  for (size_t i = 0; i < fn->parameters.size(); ++i) {
+    const Parameter &p = fn->parameters[i];
+    if (i == 0 && !fn->is_staticmethod) {
+      Value self;
+      self.kind = Value::Kind::Self;
+      frame.env[p.name] = self;
+      continue;
+    }
+    frame.env[p.name] = input_for(p);
+  }
+  call_stack_.push_back(fn);
+  exec_block(fn->body);
+  call_stack_.pop_back();
+  frame_ = saved;
+}
+
+// `self._execution_device`, `self.device`, `self.vae.device`.
+std::optional<Value> Interpreter::pipeline_attribute(const Expr *e) {
+  if (!frame_->pipeline)
+    return std::nullopt;
+  const Expr *object = e->operands[0];
+  if (is_name(object, "self")) {
+    if (e->text != "_execution_device" && e->text != "device")
+      return std::nullopt;
+    const PipelineComponents *components = pipeline_components(*frame_->pipeline);
+    if (!components || components->execution.empty())
+      return Value::neutral();
+    return device_of(component_tensor(components->execution, e->range));
+  }
+  if (object->kind == ExprKind::Attribute && is_name(object->operands[0], "self") &&
+      is_component(object->text) && e->text == "device")
+    return device_of(component_tensor(object->text, e->range));
+  return std::nullopt;
+}
+
+// `self.unet(x, t)`, `self.vae.decode(z)`, and the pipeline's own methods.
+std::optional<Value> Interpreter::pipeline_call(const Expr *call) {
+  if (!frame_->pipeline)
+    return std::nullopt;
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Attribute)
+    return std::nullopt;
+  const Expr *receiver = callee->operands[0];
+  std::string_view leaf = call->text;
+  if (is_name(receiver, "self")) {
+    if (is_component(leaf)) {
+      // The component's hook moves its arguments and returns where the first tensor was.
+      return first_tensor(eval_args(call));
+    }
+    if (const FunctionDef *m = frame_->pipeline->find_method(leaf))
+      return call_function(m, call, eval_args(call), true, nullptr);
+    return std::nullopt;
+  }
+  if (receiver->kind != ExprKind::Attribute || !is_name(receiver->operands[0], "self") ||
+      !is_component(receiver->text))
+    return std::nullopt;
+  Args args = eval_args(call);
+  if (leaf == "forward" || leaf == "__call__")
+    return first_tensor(args);
+  // `self.image_normalizer.to(x.device)`: the component is where the code put it from now on.
+  if (leaf == "to" && !args.positional.empty() && args.positional[0].has_origins()) {
+    frame_->env[intern("self." + std::string(receiver->text) + " moved to")] = args.positional[0];
+    return Value::neutral();
+  }
+  // A method that says it returns no tensor (`predict_num_frames(...) -> int`).
+  auto known = pipeline_components_.find(frame_->pipeline);
+  if (known != pipeline_components_.end()) {
+    auto cls = known->second.classes.find(receiver->text);
+    if (cls != known->second.classes.end())
+      if (const FunctionDef *m = cls->second->find_method(leaf);
+          m && !m->returns.empty() && !tensorish_annotation(m->returns))
+        return Value::neutral();
+  }
+  // Reached without `forward` (`self.vae.decode(latents)`): the root's hook does not run with
+  // the arguments, but every submodule holding weights has a hook of its own that moves what it
+  // is handed to the component's device (accelerate's attach_execution_device_hook), and nothing
+  // brings the result back: it stays on the component's GPU.
+  std::string_view label = intern(std::string(receiver->text) + "." + std::string(leaf));
+  return component_tensor(label, call->range);
+}
+
+} // namespace devlint
