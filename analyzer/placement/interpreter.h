@@ -455,6 +455,7 @@ private:
     // The package class each module's annotation names, when it names one.
     std::unordered_map<std::string_view, const ModuleClass *> classes;
     std::string_view execution;
+    std::vector<std::string_view> schedulers; // components annotated as diffusers schedulers
   };
   std::unordered_map<const ModuleClass *, PipelineComponents> pipeline_components_;
   // Null when `cls` registers no components (no pipeline).
@@ -467,6 +468,7 @@ private:
   void analyze_pipeline_method(const FunctionDef *fn, const ModuleClass *pipeline);
   std::optional<Value> pipeline_attribute(const Expr *e);
   std::optional<Value> pipeline_call(const Expr *call);
+  std::optional<Value> scheduler_call(const Expr *call, const Args &args);
 
   // ---- site emission (site_emission.cpp) ----
   // How a call is named in a message: `model(...)`; in C++ as written, `model->forward(...)`.

@@ -5,6 +5,7 @@
 // `encode`/`decode` through `apply_forward_hook`, which runs the root's hook with no arguments)
 // computes on the component's device and returns there. `_execution_device` is the device of the
 // first module component. The pipeline's own methods combine what they are given where it is.
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -76,6 +77,8 @@ const Interpreter::PipelineComponents *Interpreter::pipeline_components(const Mo
       for (const Parameter &p : init->parameters)
         if (p.name == k.value->text)
           annotation = p.annotation;
+    if (annotation.find("Scheduler") != std::string_view::npos)
+      components.schedulers.push_back(k.name);
     if (weightless_family(annotation))
       continue;
     // A class of the package: a module, or an object holding no weights (a guider).
@@ -191,9 +194,19 @@ std::optional<Value> Interpreter::pipeline_call(const Expr *call) {
       return call_function(m, call, eval_args(call), true, nullptr);
     return std::nullopt;
   }
-  if (receiver->kind != ExprKind::Attribute || !is_name(receiver->operands[0], "self") ||
-      !is_component(receiver->text))
+  if (receiver->kind != ExprKind::Attribute || !is_name(receiver->operands[0], "self"))
     return std::nullopt;
+  if (!is_component(receiver->text)) {
+    auto known = pipeline_components_.find(frame_->pipeline);
+    if (known == pipeline_components_.end() ||
+        std::find(known->second.schedulers.begin(), known->second.schedulers.end(),
+                  receiver->text) == known->second.schedulers.end())
+      return std::nullopt;
+    Args args = eval_args(call);
+    if (std::optional<Value> out = scheduler_call(call, args))
+      return out;
+    return first_tensor(args);
+  }
   Args args = eval_args(call);
   if (leaf == "forward" || leaf == "__call__")
     return first_tensor(args);
@@ -217,6 +230,44 @@ std::optional<Value> Interpreter::pipeline_call(const Expr *call) {
   // brings the result back: it stays on the component's GPU.
   std::string_view label = intern(std::string(receiver->text) + "." + std::string(leaf));
   return component_tensor(label, call->range);
+}
+
+// A diffusers scheduler combines the samples it is handed on their devices (it moves only its own
+// tables and the timesteps there): `add_noise(original_samples, noise, timesteps)`,
+// `scale_noise(sample, timestep, noise)`, `step(model_output, timestep, sample)`.
+std::optional<Value> Interpreter::scheduler_call(const Expr *call, const Args &args) {
+  std::string_view leaf = call->text;
+  std::vector<std::pair<size_t, std::string_view>> samples; // position, keyword
+  if (leaf == "add_noise")
+    samples = {{0, "original_samples"}, {1, "noise"}};
+  else if (leaf == "scale_noise")
+    samples = {{0, "sample"}, {2, "noise"}};
+  else if (leaf == "step")
+    samples = {{2, "sample"}, {0, "model_output"}};
+  else
+    return std::nullopt;
+  Site site;
+  site.kind = SiteKind::Arithmetic;
+  site.expr = call;
+  site.operation = call_spelling(call, call->operands[0]);
+  Value first;
+  for (const auto &[position, keyword] : samples) {
+    const Value *v = position < args.positional.size() ? &args.positional[position] : nullptr;
+    const Expr *e = v ? call->operands[position + 1] : nullptr;
+    for (size_t k = 0; !v && k < call->keywords.size(); ++k)
+      if (call->keywords[k].name == keyword) {
+        v = &args.keywords[k].second;
+        e = call->keywords[k].value;
+      }
+    if (!v || v->kind != Value::Kind::Tensor || !v->has_origins() || !e)
+      continue;
+    if (!first.has_origins())
+      first = *v;
+    site.operands.push_back({e, v->origins});
+  }
+  if (site.operands.size() > 1)
+    emit(site);
+  return first;
 }
 
 } // namespace devlint
