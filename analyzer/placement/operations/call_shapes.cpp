@@ -1,6 +1,7 @@
 #include "placement/operations/call_shapes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <unordered_set>
 
@@ -97,6 +98,11 @@ bool imports_kernel(const SyntaxFile &file, const Expr *callee) {
     return false;
   std::string_view module = imported->module;
   std::string_view top = module.substr(0, module.find('.'));
+  // A class (PEP 8 names them in CapWords) builds an object holding what it is handed, as an
+  // output dataclass does (`LDM3DPipelineOutput(rgb=rgb, depth=depth)`): it combines nothing.
+  std::string_view name = callee->kind == ExprKind::Name ? callee->text : std::string_view{};
+  if (!name.empty() && std::isupper(static_cast<unsigned char>(name[0])))
+    return false;
   return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
 }
 

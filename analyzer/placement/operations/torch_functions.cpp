@@ -129,6 +129,12 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
   Args args = eval_args(call);
   if (torch_catalog::is_concat_function(leaf))
     return concat_site(call, args, dotted);
+  // `torch.autograd.grad(loss, latents)`: each gradient is on the device of its input, wherever
+  // the loss was computed.
+  if (dotted == "torch.autograd.grad") {
+    const Value *inputs = args.positional.size() > 1 ? &args.positional[1] : args.keyword("inputs");
+    return inputs ? as_tensor(*inputs) : Value::neutral();
+  }
   // A torch.distributions distribution samples where its parameters are: one built from Python
   // numbers (`Gumbel(0, 1)`) samples on the CPU. Its `sample`/`rsample` give that value.
   if (torch_catalog::is_distribution_class(dotted)) {
