@@ -70,10 +70,10 @@ def string_and_comment_spans(source):
     return spans
 
 
-def mutations(path):
+def mutations(path, any_model=False):
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    if not re.search(r"^\s*_no_split_modules\s*=", source, re.M):
+    if not any_model and not re.search(r"^\s*_no_split_modules\s*=", source, re.M):
         return source, []
     spans = statement_spans(source)
     not_code = string_and_comment_spans(source)
@@ -109,8 +109,8 @@ def findings_in(findings, name):
     return [f for f in findings if os.path.basename(f["filename"]) == name]
 
 
-def check_file(devlint, path, extra):
-    source, muts = mutations(path)
+def check_file(devlint, path, extra, any_model=False):
+    source, muts = mutations(path, any_model)
     if not muts:
         return []
     model_dir = os.path.dirname(path)
@@ -171,17 +171,23 @@ def main():
     parser.add_argument("--list-misses", action="store_true")
     parser.add_argument("--list-detected", action="store_true")
     parser.add_argument("--only", help="only files whose path contains this")
+    parser.add_argument("--prefix", default="modeling_",
+                        help="files whose name starts with this (default modeling_; pipeline_ for "
+                             "diffusers pipelines)")
+    parser.add_argument("--any-model", action="store_true",
+                        help="also files that declare no _no_split_modules (pipelines, scripts)")
     args = parser.parse_args(argv)
     if not os.access(args.devlint, os.X_OK):
         sys.exit(f"mutation_check: {args.devlint} not built")
     devlint = os.path.abspath(args.devlint)
     files = sorted(
         os.path.join(root, n) for root, _, names in os.walk(args.corpus) for n in names
-        if n.startswith("modeling_") and n.endswith(".py") and (not args.only or args.only in
-                                                                 os.path.join(root, n)))
+        if n.startswith(args.prefix) and n.endswith(".py") and (not args.only or args.only in
+                                                                  os.path.join(root, n)))
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for file_results in pool.map(lambda p: check_file(devlint, p, extra), files):
+        for file_results in pool.map(lambda p: check_file(devlint, p, extra, args.any_model),
+                                     files):
             results.extend(file_results)
     results.sort(key=key)
 
