@@ -709,16 +709,39 @@ bool PlacementModel::first_chain_uncached(const ModuleClass *cls, int depth) con
   return false;
 }
 
+// `super(LlamaForCausalLM, self).__init__(config)` in the class's constructor (LLaVA-style
+// models): the named base's own constructor never runs, so it registers no member of its own.
+bool skips_constructor_of(const ModuleClass &cls, std::string_view base) {
+  const FunctionDef *init = nullptr;
+  for (const FunctionDef *m : cls.def->methods)
+    if (m->name == "__init__")
+      init = m;
+  if (!init)
+    return false;
+  for (const Stmt *s : init->body) {
+    const Expr *call = s->kind == StmtKind::Expr ? s->value : nullptr;
+    if (!call || call->kind != ExprKind::Call || call->text != "__init__" ||
+        call->operands[0]->kind != ExprKind::Attribute)
+      continue;
+    const Expr *receiver = call->operands[0]->operands[0];
+    if (receiver->kind == ExprKind::Call && is_name(receiver->operands[0], "super") &&
+        receiver->operands.size() == 3 && receiver->operands[1]->kind == ExprKind::Name &&
+        receiver->operands[1]->text == base)
+      return true;
+  }
+  return false;
+}
+
 std::string PlacementModel::first_item_path(const ModuleClass *cls) const {
   std::string path;
   for (int depth = 0; cls && depth < kMaxNesting; ++depth) {
     // A class built on a model class from another package (LlamaModel) registers members we
-    // cannot see: its first item is unknown.
+    // cannot see: its first item is unknown (unless it skips that base's constructor).
     for (const std::string &base : cls->base_names) {
       bool model_like = base.find("For") != std::string::npos ||
                         (base.size() > 5 && base.compare(base.size() - 5, 5, "Model") == 0);
       if (model_like && !package_.find_class(base) &&
-          base.find("PreTrainedModel") == std::string::npos)
+          base.find("PreTrainedModel") == std::string::npos && !skips_constructor_of(*cls, base))
         return {};
     }
     if (const ParameterDecl *param = first_own_parameter(cls))
