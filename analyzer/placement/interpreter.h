@@ -369,6 +369,8 @@ private:
   Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
   Value concat_site(const Expr *call, const Args &args, const std::string &dotted);
   Value weighted_site(const Expr *call, const Args &args, const std::string &name, SiteKind kind);
+  // `x` inside `if isinstance(x, list):` (or `(list, tuple)`): a Python sequence, not a tensor.
+  bool narrowed_to_python_sequence(const Expr *e) const;
   const Origin *iteration_version(const Origin *o, bool earlier);
   // tensor_methods.cpp
   Value tensor_receiver_call(const Expr *call, const Value &receiver);

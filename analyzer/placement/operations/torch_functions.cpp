@@ -4,6 +4,8 @@
 // The lists of names live in model/torch_catalog.cpp.
 #include "placement/interpreter.h"
 
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -20,6 +22,29 @@ const Origin *Interpreter::iteration_version(const Origin *o, bool earlier) {
   Origin &copy = origins_.emplace_back(*o);
   copy.set(OriginFact::EarlierIteration, earlier);
   return &copy;
+}
+
+bool Interpreter::narrowed_to_python_sequence(const Expr *e) const {
+  if (!e || e->kind != ExprKind::Name)
+    return false;
+  auto is_sequence_type = [](const Expr *t) { return is_name(t, "list") || is_name(t, "tuple"); };
+  // `isinstance(x, list)`, `isinstance(x, (list, tuple))`, also as one operand of an `and`.
+  std::function<bool(const Expr *)> proves = [&](const Expr *c) {
+    if (!c)
+      return false;
+    if (c->kind == ExprKind::BoolOp && c->text == "and")
+      return std::any_of(c->operands.begin(), c->operands.end(), proves);
+    if (c->kind != ExprKind::Call || c->operands.size() != 3 ||
+        !is_name(c->operands[0], "isinstance") || !is_name(c->operands[1], e->text))
+      return false;
+    const Expr *types = c->operands[2];
+    if (types->kind == ExprKind::Tuple)
+      return !types->operands.empty() &&
+             std::all_of(types->operands.begin(), types->operands.end(), is_sequence_type);
+    return is_sequence_type(types);
+  };
+  return std::any_of(frame_->assumed.begin(), frame_->assumed.end(),
+                     [&](const auto &branch) { return branch.second && proves(branch.first); });
 }
 
 // `F.linear(x, weight, bias)`, `F.embedding(ids, weight)`: the weight stays where it is (moving
@@ -164,8 +189,10 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
       if (data->kind != ExprKind::Tuple && data->kind != ExprKind::Comprehension &&
           !builds_list(data) && !args.positional[0].has_origins())
         return Value::neutral();
-      // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data.
-      if (args.positional[0].has_origins() && data->kind != ExprKind::Call)
+      // torch.tensor(x.tolist()), torch.as_tensor(index.batch_shape()): new CPU data; so is
+      // an argument the enclosing branch proved a Python list (`if isinstance(spout, list):`).
+      if (args.positional[0].has_origins() && data->kind != ExprKind::Call &&
+          !narrowed_to_python_sequence(data))
         return args.positional[0];
     }
     // torch.normal(mean, std) samples where mean is; torch.normal(0, 1, size) on the CPU.
