@@ -213,6 +213,11 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "parameter `self." + label + "` read directly, which no hook moves" + line;
     return "parameter `self." + label + "`" + line;
   case OriginKind::PlainTensor:
+    if (o.has(OriginFact::ModeCache))
+      return "plain tensor attribute `self." + label +
+             "`, cached by `train()` when `model.eval()` runs, not a registered buffer, so "
+             "`.to()` leaves it on the CPU" +
+             line;
     return "plain tensor attribute `self." + label +
            "`, not a registered buffer, so dispatch leaves it on the CPU" + line;
   case OriginKind::Fresh:

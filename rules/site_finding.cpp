@@ -211,6 +211,12 @@ std::string cpu_tensor_text(const Origin &cpu_origin, const Site &site) {
   const bool cpp = site.file && site.file->explicit_placement;
   const std::string label =
       cpp ? cpp_spelling(std::string(cpu_origin.label)) : std::string(cpu_origin.label);
+  if (cpu_origin.kind == OriginKind::PlainTensor && cpu_origin.has(OriginFact::ModeCache))
+    return "`self." + label +
+           "` is cached by an override of `train()`, which `model.eval()` runs, and "
+           "`from_pretrained` calls `model.eval()` before a script moves the model with "
+           "`.to()`; `.to()` moves parameters and buffers, not this plain attribute, so it "
+           "stays on the CPU and meets the other operand there when the model runs on one GPU";
   if (cpu_origin.kind == OriginKind::PlainTensor)
     return cpp ? "tensor member `" + label +
                      "` is not a registered parameter or buffer: `->to()` moves parameters and "

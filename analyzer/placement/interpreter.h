@@ -308,6 +308,8 @@ private:
   // class's method writing it (`layer.attn.k_cache = torch.zeros(...)`). Null otherwise, and
   // when the class also replaces the attribute (which one a read sees depends on the calls).
   const Origin *allocated_for_every_layer(std::string_view attr, const Expr *read);
+  // A tensor an override of `train()` caches on `self`: made when `model.eval()` runs.
+  const Origin *set_when_mode_changes(std::string_view attr);
   SetupAllocation find_setup_allocation(const ModuleClass &unit, std::string_view attr);
   static const Expr *constant_index(const Expr *e);
   Value eval_subscript(const Expr *e);

@@ -294,6 +294,30 @@ const Origin *Interpreter::allocated_for_every_layer(std::string_view attr, cons
   return o;
 }
 
+// A tensor an override of `nn.Module.train` caches on `self` (`self.ab =
+// self.attention_biases[:, idxs]` when leaving training mode) is made when `model.eval()` runs,
+// and `from_pretrained` calls it while the weights are still where they were loaded: the CPU,
+// before a script's `model.to(device)`, which moves parameters and buffers, not plain attributes.
+// Only where no other method (the reader aside) replaces it.
+const Origin *Interpreter::set_when_mode_changes(std::string_view attr) {
+  const ModuleClass *unit = frame_->unit;
+  const FunctionDef *train = unit ? unit->find_method("train") : nullptr;
+  if (!train || train == frame_->function)
+    return nullptr;
+  const Stmt *made = find_statement(
+      train->body, [&](const Stmt *s) { return assigns_self_attribute_stmt(s, attr, false); });
+  if (!made || made->kind != StmtKind::Assign)
+    return nullptr;
+  const ClassAttributeWrites &writes = class_attribute_writes(*unit);
+  if (auto assigning = writes.assigned_by.find(attr); assigning != writes.assigned_by.end())
+    for (const FunctionDef *m : assigning->second)
+      if (m != train && m != frame_->function)
+        return nullptr;
+  const Origin *o = make_origin(OriginKind::PlainTensor, attr, made->range);
+  const_cast<Origin *>(o)->set(OriginFact::ModeCache);
+  return o;
+}
+
 Interpreter::SetupAllocation Interpreter::find_setup_allocation(const ModuleClass &unit,
                                                                 std::string_view attr) {
   // Replaced by the class itself besides (`self.conv1d_state = pad(x)` on a prefill path): which
@@ -492,6 +516,8 @@ Value Interpreter::eval_attribute(const Expr *e) {
       return *declared;
     if (const Origin *allocated = allocated_for_every_layer(attr, e))
       return tensor(allocated);
+    if (const Origin *cached = set_when_mode_changes(attr))
+      return tensor(cached);
     if (attr == "device")
       return device_of(tensor(make_origin(OriginKind::Input, "self.device", e->range)));
     if (unit->has_builtin_parameters && (attr == "weight" || attr == "bias"))

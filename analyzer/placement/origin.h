@@ -31,6 +31,8 @@ enum class OriginFact : uint16_t {
                             // its parameters 0-dim CPU tensors
   Component = 1u << 13,     // Child: on the device a pipeline's map dealt the component its
                             // label starts with (operations/pipelines.cpp)
+  ModeCache = 1u << 14,     // PlainTensor: cached on `self` by an override of `train()`, made
+                            // when `model.eval()` runs (from_pretrained, before `.to()`)
 };
 
 struct Origin {
