@@ -22,6 +22,35 @@ void add_origins(OriginSet &into, const OriginSet &from, size_t max_origins) {
   }
 }
 
+namespace {
+
+bool same_origins(const OriginSet &a, const OriginSet &b) {
+  auto covers = [](const OriginSet &x, const OriginSet &y) {
+    return std::all_of(y.begin(), y.end(), [&x](const Origin *o) {
+      return std::any_of(x.begin(), x.end(), [o](const Origin *p) { return same_origin(o, p); });
+    });
+  };
+  return covers(a, b) && covers(b, a);
+}
+
+// The paths of both sides, each once; null past a few (the value's origins then stand alone).
+std::shared_ptr<const std::vector<OriginSet>> joined_paths(const Value &a, const Value &b) {
+  constexpr size_t kMaxPaths = 8;
+  auto paths = std::make_shared<std::vector<OriginSet>>();
+  for (const Value *side : {&a, &b}) {
+    std::vector<OriginSet> own = side->paths ? *side->paths : std::vector<OriginSet>{side->origins};
+    for (OriginSet &path : own)
+      if (std::none_of(paths->begin(), paths->end(),
+                       [&path](const OriginSet &p) { return same_origins(p, path); }))
+        paths->push_back(std::move(path));
+  }
+  if (paths->size() < 2 || paths->size() > kMaxPaths)
+    return nullptr;
+  return paths;
+}
+
+} // namespace
+
 Value join(const Value &a, const Value &b, size_t max_origins) {
   if (a.kind == Value::Kind::Neutral && !a.has_origins())
     return b;
@@ -53,6 +82,9 @@ Value join(const Value &a, const Value &b, size_t max_origins) {
   if (out.kind == Value::Kind::Str)
     out.kind = Value::Kind::Neutral;
   out.element = a.element && b.element;
+  if (out.kind == Value::Kind::Tensor && a.kind == Value::Kind::Tensor &&
+      b.kind == Value::Kind::Tensor && a.has_origins() && b.has_origins())
+    out.paths = joined_paths(a, b);
   return out;
 }
 

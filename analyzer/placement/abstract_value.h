@@ -44,6 +44,9 @@ struct Value {
   // Neutral, in Python script code: the callee that returned this object the analysis cannot see
   // (`StableDiffusionPipeline.from_pretrained`), empty when unknown.
   std::string_view made_by;
+  // A tensor joined where paths meet (`if input_ids is None: m = emb == k` / `else: m = ids ==
+  // k`): the origins it holds on each path, when there are a few; null when one path or unknown.
+  std::shared_ptr<const std::vector<OriginSet>> paths;
 
   bool has_origins() const { return !origins.empty(); }
   static Value neutral() { return {}; }

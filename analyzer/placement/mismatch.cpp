@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "placement/abstract_value.h"
 
@@ -187,6 +188,65 @@ size_t choose_anchor(const Site &site, const std::vector<Grouped> &operands) {
   return anchor;
 }
 
+// An operand joined from paths and made from the anchor itself on some of them (`mask = emb ==
+// k` where `input_ids is None`, `mask = ids == k` elsewhere) holds all the anchor's origins, so
+// every one of its own shares a device with some origin of the anchor. Where its paths made from
+// the anchor cover every path of the anchor, the branch that chose is not the anchor's: on each
+// other path the operand is only that path's tensors while the anchor may still be any of its
+// own, and a path of the anchor made by a submodule on a device that path never has is a
+// mismatch.
+template <typename SameDevice>
+bool joined_apart_from_anchor(const Site &site, const std::vector<Grouped> &operands, size_t anchor,
+                              size_t i, const SameDevice &same_device, Mismatch &out) {
+  const auto &paths = site.operands[i].paths;
+  const auto &anchor_groups = operands[anchor].groups;
+  if (!paths || anchor_groups.empty())
+    return false;
+  auto in_set = [](const OriginSet &set, const Origin *o) {
+    return std::any_of(set.begin(), set.end(), [o](const Origin *p) { return same_origin(o, p); });
+  };
+  const OriginSet &anchor_origins = site.operands[anchor].origins;
+  auto from_anchor = [&](const OriginSet &path) {
+    return std::all_of(path.begin(), path.end(),
+                       [&](const Origin *o) { return in_set(anchor_origins, o); });
+  };
+  OriginSet covered;
+  for (const OriginSet &path : *paths)
+    if (from_anchor(path))
+      covered.insert(covered.end(), path.begin(), path.end());
+  if (!std::all_of(anchor_groups.begin(), anchor_groups.end(),
+                   [&](const auto &a) { return in_set(covered, a.first); }))
+    return false;
+  for (const OriginSet &path : *paths) {
+    if (from_anchor(path))
+      continue;
+    std::vector<std::pair<const Origin *, DeviceGroup>> on_path;
+    for (const auto &p : operands[i].groups)
+      if (in_set(path, p.first))
+        on_path.push_back(p);
+    if (on_path.empty())
+      continue;
+    for (const auto &[anchor_origin, anchor_group] : anchor_groups) {
+      bool submodule = anchor_origin->kind == OriginKind::Child ||
+                       anchor_origin->kind == OriginKind::LayerIteration ||
+                       anchor_origin->kind == OriginKind::Input ||
+                       anchor_origin->kind == OriginKind::Parameter;
+      bool shared =
+          std::any_of(on_path.begin(), on_path.end(),
+                      [&, &g = anchor_group](const auto &p) { return same_device(p.second, g); });
+      if (shared || !submodule)
+        continue;
+      if (!out.moved_origin) {
+        out.moved_origin = on_path.front().first;
+        out.anchor_origin = anchor_origin;
+      }
+      out.moved.push_back(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 // The operands that may sit on another device than the anchor, and the origins that say so.
 void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t anchor,
                 Mismatch &out) {
@@ -233,6 +293,8 @@ void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t a
       }
     }
     if (!out.moved.empty() && out.moved.back() == i)
+      continue;
+    if (joined_apart_from_anchor(site, operands, anchor, i, same_device, out))
       continue;
     // The anchor may be the joined one: `if emb is None: emb = self.embed(ids)` next to `ids`.
     // A path of the anchor made by a submodule on a device the operand never has is a mismatch.

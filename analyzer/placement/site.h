@@ -2,6 +2,7 @@
 // each operand. Rules only see sites (and hard-coded device events), never the syntax tree.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct SiteOperand {
   OriginSet origins;
   OperandRole role = OperandRole::Value;
   MoveLimit move_limit = MoveLimit::None;
+  // The operand's origins on each path it was joined from (Value::paths), when known.
+  std::shared_ptr<const std::vector<OriginSet>> paths = nullptr;
   bool keeps_device() const {
     return role == OperandRole::Anchor || role == OperandRole::LayerWeights;
   }

@@ -286,8 +286,8 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
   site.expr = call;
   site.operation = std::move(name);
   if (receiver && receiver->kind == Value::Kind::Tensor)
-    site.operands.push_back(
-        {call->operands[0]->operands[0], receiver->origins, OperandRole::Anchor});
+    site.operands.push_back({call->operands[0]->operands[0], receiver->origins, OperandRole::Anchor,
+                             MoveLimit::None, receiver->paths});
   // Unlike `a[idx]`, these functions want their index and mask on the tensor's own device.
   OriginSet listed; // tensors passed in a list: `torch.einsum(eq, [a, b])`, `index_put_({i}, v)`
   for (size_t i = 0; i < args.positional.size(); ++i) {
@@ -305,7 +305,8 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
     }
     if (v.kind != Value::Kind::Tensor || !v.has_origins())
       continue;
-    site.operands.push_back({call->operands[i + 1], v.origins});
+    site.operands.push_back(
+        {call->operands[i + 1], v.origins, OperandRole::Value, MoveLimit::None, v.paths});
   }
   for (size_t k = 0; k < call->keywords.size(); ++k) {
     const auto &[name_, v] = args.keywords[k];
