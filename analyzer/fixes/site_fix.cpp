@@ -204,6 +204,17 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                                   "it is a tensor";
           return;
         }
+    // What the previous block returned is, before the first block, what the loop started with
+    // (`position_bias = None`): a `.to()` there would break.
+    if (site.hand_parallel && !operand.origins.empty() &&
+        std::all_of(operand.origins.begin(), operand.origins.end(),
+                    [](const Origin *o) { return o->has(OriginFact::LeftBehind); })) {
+      finding.no_fix_reason = text +
+                              " holds what the previous block returned; before the first block it "
+                              "is what the loop started with, which a `.to()` may not accept: "
+                              "move it where it is a tensor";
+      return;
+    }
     if (operand.move_limit == MoveLimit::UpdatedInPlace) {
       finding.no_fix_reason = "`" + site.operation + "` may update " + text +
                               " in place, and a moved copy would leave the holder's tensor "

@@ -7,6 +7,7 @@ namespace devlint {
 bool same_origin(const Origin *a, const Origin *b) {
   return a == b || (a->kind == b->kind &&
                     a->has(OriginFact::EarlierIteration) == b->has(OriginFact::EarlierIteration) &&
+                    a->has(OriginFact::LeftBehind) == b->has(OriginFact::LeftBehind) &&
                     a->label == b->label && a->kind != OriginKind::Fresh);
 }
 

@@ -33,6 +33,8 @@ enum class OriginFact : uint16_t {
                             // label starts with (operations/pipelines.cpp)
   ModeCache = 1u << 14,     // PlainTensor: cached on `self` by an override of `train()`, made
                             // when `model.eval()` runs (from_pretrained, before `.to()`)
+  LeftBehind = 1u << 15,    // LayerIteration: what the previous block returned, handed to the
+                            // next one after `parallelize()` moved the input on without it
 };
 
 struct Origin {

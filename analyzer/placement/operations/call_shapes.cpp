@@ -56,6 +56,11 @@ bool names_device(const Expr *e) {
   return e->kind == ExprKind::Call && callee_leaf(e) == "device";
 }
 
+bool builds_cuda_device_name(const Expr *e) {
+  return e && e->kind == ExprKind::BinaryOp && e->text == "+" && e->operands.size() == 2 &&
+         e->operands[0]->kind == ExprKind::String && starts_with(e->operands[0]->text, "cuda");
+}
+
 bool builds_list(const Expr *e) {
   if (!e || e->kind != ExprKind::BinaryOp || e->operands.size() != 2)
     return false;

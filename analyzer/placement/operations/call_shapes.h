@@ -53,6 +53,8 @@ bool names_device(const Expr *e);
 
 // `[[token_id]] * batch_size`, `[bos] + ids`: a list repeated or joined is still a list.
 bool builds_list(const Expr *e);
+// `"cuda:" + str(k + 1)`: a CUDA device name put together from a literal prefix.
+bool builds_cuda_device_name(const Expr *e);
 
 // `self.<attr>` holds a module the class's constructor was handed.
 bool handed_to_constructor(const ModuleClass &unit, std::string_view attr);

@@ -225,6 +225,22 @@ void Interpreter::check_unhooked_block_call(const Value &callee, const Expr *cal
   auto moved_by_code = [](const Origin *o) {
     return !o->moved_to.empty() && !o->has(OriginFact::MadeThere);
   };
+  // Where a block is the last on its GPU the caller moves the input on to the next one
+  // (`hidden_states.to("cuda:" + str(k + 1))`: a path of the input that is only a device the
+  // code names); what the previous block returned beside it (`position_bias =
+  // layer_outputs[2]`) stays on that block's GPU.
+  const bool input_moved_on =
+      input_value->paths &&
+      std::any_of(
+          input_value->paths->begin(), input_value->paths->end(), [](const OriginSet &path) {
+            return !path.empty() && std::all_of(path.begin(), path.end(), [](const Origin *o) {
+              return o->kind == OriginKind::LiteralDevice;
+            });
+          });
+  auto left_behind = [&](const Origin *o) {
+    return input_moved_on && o->kind == OriginKind::LayerIteration && o->label == callee.path &&
+           o->has(OriginFact::EarlierIteration) && o->moved_to.empty();
+  };
   auto in_other_argument = [&](const Origin *o, const Value *mine) {
     return std::any_of(handed.begin(), handed.end(), [&](const auto &other) {
       return other.second != mine &&
@@ -242,20 +258,43 @@ void Interpreter::check_unhooked_block_call(const Value &callee, const Expr *cal
         std::any_of(value->origins.begin(), value->origins.end(), moved_by_code))
       continue;
     OriginSet probe;
-    for (const Origin *o : value->origins)
+    // An origin the input holds too is followed as a copy of its own, handed in this argument
+    // alone: the block's uses of its input are not this argument's.
+    Value followed = *value;
+    for (const Origin *&o : followed.origins) {
+      const bool in_input = std::find(input.begin(), input.end(), o) != input.end();
       // Each block's cache from the step before (`layer_past` taken beside the block) was made
       // by that block, on its device. A tensor made on another's device (`torch.arange(n,
       // device=x.device)`) is not followed: made from the caller's values, it shares their
       // paths into the block, where what uses which is not told apart.
-      if (std::find(input.begin(), input.end(), o) == input.end() &&
+      if ((!in_input || left_behind(o)) &&
           !(o->kind == OriginKind::LayerIteration && o->label != callee.path) &&
-          o->moved_to.empty() && !in_other_argument(o, value))
+          o->moved_to.empty() && !in_other_argument(o, value)) {
+        if (in_input) {
+          Origin &apart = origins_.emplace_back(*o);
+          apart.set(OriginFact::LeftBehind);
+          o = &apart;
+        }
         probe.push_back(o);
+      }
+    }
     if (probe.empty() || hand_parallel_probe_statements_ > kHandParallelProbeBudget)
       continue;
+    Args probe_args = args;
+    for (size_t k = 0; k < probe_args.positional.size(); ++k)
+      if (&args.positional[k] == value)
+        probe_args.positional[k] = followed;
+    for (size_t k = 0; k < probe_args.keywords.size(); ++k)
+      if (&args.keywords[k].second == value)
+        probe_args.keywords[k].second = followed;
     const size_t entry_statements = statements_run_;
     statements_run_ = 0;
-    const bool hit = probe_forward(forward, call, args, block, probe);
+    // What the probe follows must outlive the joins of the block's code, where a value may hold
+    // more origins than a value keeps (the first ones): a block's attention mixes many.
+    const size_t kept_origins = limits_.max_origins;
+    limits_.max_origins = 2 * kept_origins;
+    const bool hit = probe_forward(forward, call, probe_args, block, probe);
+    limits_.max_origins = kept_origins;
     hand_parallel_probe_statements_ += statements_run_;
     statements_run_ = entry_statements;
     if (!hit)

@@ -56,6 +56,12 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
       if (d.has_origins())
         return d;
     }
+    // After `parallelize()`, `hidden_states.to("cuda:" + str(k + 1))` where a block is the last
+    // on its GPU: the value is now on the next GPU, a device the code names but the analysis
+    // cannot number.
+    if (hand_parallel_run_ && device_expr && builds_cuda_device_name(device_expr))
+      return tensor(make_origin(OriginKind::LiteralDevice,
+                                frame_->file->source->slice(device_expr->range), call->range));
     // `.to(x.device)` with an `x` the analysis cannot place: the value now travels with `x`,
     // wherever that is, so it meets nothing on another device that `x` would not.
     if (device_value && !device_value->has_origins() && names_device(device_expr))
