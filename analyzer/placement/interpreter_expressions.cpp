@@ -770,6 +770,7 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
   Value out = operands[0].empty() ? r : l;
   out.origins = operands[0];
   add_origins(out.origins, operands[1]);
+  out.paths = nullptr; // both operands' origins on every path: not one side's paths any more
   return anchored_result(reported, out);
 }
 
