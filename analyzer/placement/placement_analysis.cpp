@@ -12,6 +12,7 @@
 #include "model/transformers_summary.h"
 #include "placement/installed_methods.h"
 #include "placement/interpreter.h"
+#include "placement/never_built_classes.h"
 
 namespace devlint {
 namespace {
@@ -319,8 +320,20 @@ bool Interpreter::is_setup_method(std::string_view name) {
          name == "__repr__" || name == "extra_repr";
 }
 
+// Whether a class of the package other than those never built inherits `method` from `cls`:
+// then it runs, as the subclass's.
+static bool inherited_by_built_class(const Package &pkg, const ModuleClass *cls,
+                                     const FunctionDef *method,
+                                     const std::unordered_set<const ModuleClass *> &never_built) {
+  return std::any_of(pkg.classes.begin(), pkg.classes.end(), [&](const auto &other) {
+    return other.get() != cls && !never_built.count(other.get()) &&
+           other->find_method(method->name) == method;
+  });
+}
+
 void Interpreter::run() {
   collect_caller_child_moves();
+  const auto never_built = never_built_classes(pkg_);
   for (const auto &cls : pkg_.classes) {
     if (!cls->is_module) {
       // A pipeline's methods (its package bases' too, where it does not override them).
@@ -337,6 +350,10 @@ void Interpreter::run() {
     for (const FunctionDef *m : cls->def->methods) {
       seen.insert(m->name);
       if (is_setup_method(m->name))
+        continue;
+      // A class whose constructor always raises runs nothing of its own.
+      if (never_built.count(cls.get()) &&
+          !inherited_by_built_class(pkg_, cls.get(), m, never_built))
         continue;
       analyze_entry(m, cls.get());
       if (reads_model_parallel_flag(*m)) {

@@ -11,6 +11,7 @@
 #include "model/text.h"
 #include "model/torch_catalog.h"
 #include "placement/capability_probes.h"
+#include "placement/condition_text.h"
 
 namespace devlint {
 
@@ -68,41 +69,6 @@ bool Interpreter::probe_meets_model(const Site &site) const {
 
 namespace {
 
-// The condition text without blanks: `self.n > 0` and `self.n>0` are one condition.
-std::string condition_text(const SyntaxFile &file, const Expr *e) {
-  std::string out;
-  for (char c : file.source->slice(e->range))
-    if (c != ' ' && c != '\n' && c != '\t' && c != '(' && c != ')')
-      out += c;
-  return out;
-}
-
-// Whether `a` is the negation of `b`, as Python code spells it: `not x`/`x`, `x is None`/`x is
-// not None`, `x == y`/`x != y`, and a count compared with zero (`x > 0`/`x == 0`, `x <= 0`).
-bool negates(const std::string &a, const std::string &b) {
-  auto ends = [](const std::string &s, const std::string &tail) {
-    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  auto stem = [](const std::string &s, const std::string &tail) {
-    return s.substr(0, s.size() - tail.size());
-  };
-  if (a == "not" + b || b == "not" + a)
-    return true;
-  if (ends(a, "isNone") && ends(b, "isnotNone"))
-    return stem(a, "isNone") == stem(b, "isnotNone");
-  for (const auto &[yes, no] : std::vector<std::pair<std::string, std::string>>{
-           {">0", "==0"}, {">0", "<=0"}, {">0", "<1"}, {">=1", "==0"}, {"!=0", "==0"}})
-    if ((ends(a, yes) && ends(b, no) && stem(a, yes) == stem(b, no)) ||
-        (ends(b, yes) && ends(a, no) && stem(b, yes) == stem(a, no)))
-      return true;
-  size_t eq = a.find("=="), ne = b.find("!=");
-  if (eq != std::string::npos && ne != std::string::npos && eq == ne)
-    return a.substr(0, eq) == b.substr(0, ne) && a.substr(eq + 2) == b.substr(ne + 2);
-  eq = b.find("=="), ne = a.find("!=");
-  return eq != std::string::npos && ne != std::string::npos && eq == ne &&
-         b.substr(0, eq) == a.substr(0, ne) && b.substr(eq + 2) == a.substr(ne + 2);
-}
-
 // The `if` of `init` that builds what starts at `where` in its body (true) or its else branch.
 std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vector<Stmt *> &body,
                                                                 uint32_t where, int depth = 0) {
@@ -129,10 +95,6 @@ std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vecto
 }
 
 } // namespace
-
-// Conditions longer than this are no flag tests: not compared (each site in a branch renders its
-// conditions, so a huge one would be copied once per site).
-constexpr size_t kMaxConditionText = 200;
 
 const std::vector<std::pair<std::string, bool>> &
 Interpreter::weighted_child_guards(const ModuleClass *unit) const {

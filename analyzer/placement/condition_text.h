@@ -1,0 +1,30 @@
+// Conditions compared as Python code spells them: a flag test under which a constructor builds
+// something, the branch a method runs in, the condition a constructor asserts.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/syntax.h"
+
+namespace devlint {
+
+// Conditions longer than this are no flag tests: not compared (each site in a branch renders its
+// conditions, so a huge one would be copied once per site).
+constexpr size_t kMaxConditionText = 200;
+
+// The condition's text without blanks and parentheses: `self.n > 0` and `(self.n>0)` are one
+// condition.
+std::string condition_text(std::string_view code);
+std::string condition_text(const SyntaxFile &file, const Expr *e);
+
+// Whether `a` is the negation of `b`, as Python code spells it: `not x`/`x`, `x is None`/`x is
+// not None`, `x == y`/`x != y`, and a count compared with zero (`x > 0`/`x == 0`, `x <= 0`).
+// Both as condition_text gives them.
+bool negates(const std::string &a, const std::string &b);
+
+// The condition of an `assert` statement as written (`assert cond, "message"` gives `cond`);
+// empty when `s` is no assert.
+std::string_view asserted_condition(const SyntaxFile &file, const Stmt *s);
+
+} // namespace devlint
