@@ -27,12 +27,38 @@ bool keeps_rank(std::string_view method) {
   return names.count(method) > 0 || torch_catalog::is_elementwise_function(method);
 }
 
+// Whether a call named `cuda` has the arguments torch's `Tensor.cuda` and `Module.cuda` take.
+bool torch_cuda_signature(const Expr *call) {
+  size_t positional = call->operands.size() - 1;
+  for (const Keyword &k : call->keywords)
+    if (k.name != "device" && k.name != "non_blocking" && k.name != "memory_format")
+      return false;
+  return positional <= 2;
+}
+
+// The device a `.cuda(...)` call names, positional or keyword; null for `.cuda()`.
+const Expr *cuda_device_argument(const Expr *call) {
+  if (const Keyword *k = call->keyword("device"))
+    return k->value;
+  return call->operands.size() > 1 ? call->operands[1] : nullptr;
+}
+
 } // namespace
 
 Value Interpreter::tensor_method(const Expr *call, std::string_view method, const Value &receiver) {
   note_tensor(receiver);
   Args args = eval_args(call);
-  if (method == "to" || method == "type_as" || method == "type") {
+  // torch's `Tensor.cuda(device=None, non_blocking=False, memory_format=...)` (and
+  // `Module.cuda(device=None)`): a call named `cuda` with other arguments is another library's
+  // (hqq's `Quantizer.cuda(W_q, meta=meta, device=d)`), and says nothing of torch's devices.
+  if (method == "cuda" && !torch_cuda_signature(call))
+    return Value::neutral();
+  // `.cuda(d)`, `.cuda(device=d)`: a move to `d`, as `.to(d)`; only a literal GPU number (or no
+  // device) names a device in the code.
+  const Expr *cuda_device = method == "cuda" ? cuda_device_argument(call) : nullptr;
+  const bool cuda_moves_to_value = cuda_device && cuda_device->kind != ExprKind::Number &&
+                                   cuda_device->kind != ExprKind::NoneLiteral;
+  if (method == "to" || method == "type_as" || method == "type" || cuda_moves_to_value) {
     const Expr *device_expr = nullptr;
     const Value *device_value = nullptr;
     if (const Value *kw = args.keyword("device")) {
@@ -70,8 +96,8 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
   }
   if (method == "cuda") {
     std::string device = "cuda";
-    if (!args.positional.empty() && call->operands[1]->kind == ExprKind::Number)
-      device = "cuda:" + std::string(frame_->file->source->slice(call->operands[1]->range));
+    if (cuda_device && cuda_device->kind == ExprKind::Number)
+      device = "cuda:" + std::string(frame_->file->source->slice(cuda_device->range));
     hardcoded(call, device);
     return tensor(make_origin(OriginKind::LiteralDevice, intern(device), call->range));
   }
