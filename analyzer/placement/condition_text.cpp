@@ -76,4 +76,33 @@ std::string_view asserted_condition(const SyntaxFile &file, const Stmt *s) {
   return code.substr(keyword.size(), end - keyword.size());
 }
 
+std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int depth) {
+  if (!e || depth > 32)
+    return std::nullopt;
+  if (e->kind == ExprKind::Bool) {
+    std::string_view literal = file.source->slice(e->range);
+    if (literal == "True" || literal == "False")
+      return literal == "True";
+    return std::nullopt;
+  }
+  if (e->kind != ExprKind::BoolOp || e->operands.empty())
+    return std::nullopt;
+  if (e->text == "not") {
+    std::optional<bool> inner = constant_truth(file, e->operands[0], depth + 1);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (e->text != "and" && e->text != "or")
+    return std::nullopt;
+  // `and` is decided by any false operand, `or` by any true one; otherwise all must be known.
+  const bool decisive = e->text == "or";
+  bool all_known = true;
+  for (const Expr *operand : e->operands) {
+    std::optional<bool> value = constant_truth(file, operand, depth + 1);
+    if (value && *value == decisive)
+      return decisive;
+    all_known = all_known && value.has_value();
+  }
+  return all_known ? std::optional<bool>(!decisive) : std::nullopt;
+}
+
 } // namespace devlint

@@ -2,6 +2,7 @@
 // something, the branch a method runs in, the condition a constructor asserts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,10 @@ bool negates(const std::string &a, const std::string &b);
 // The condition of an `assert` statement as written (`assert cond, "message"` gives `cond`);
 // empty when `s` is no assert.
 std::string_view asserted_condition(const SyntaxFile &file, const Stmt *s);
+
+// The value a condition always has, whatever runs: `False`, `x and False`, `not True`, `x or
+// True` (Python's `and` is false when any operand is, `or` true when any is). nullopt when it
+// depends on anything else.
+std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int depth = 0);
 
 } // namespace devlint

@@ -8,6 +8,7 @@
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
+#include "placement/condition_text.h"
 
 namespace devlint {
 
@@ -174,6 +175,9 @@ Value Interpreter::eval(const Expr *e) {
     return out;
   }
   case ExprKind::Conditional: {
+    if (std::optional<bool> always =
+            frame_->file ? constant_truth(*frame_->file, e->operands[1]) : std::nullopt)
+      return eval(e->operands[*always ? 0 : 2]);
     Conditional conditional(frame_); // parts of it run only sometimes
     Value a = eval(e->operands[0]);
     eval(e->operands[1]);

@@ -8,6 +8,7 @@
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
+#include "placement/condition_text.h"
 
 namespace devlint {
 
@@ -203,6 +204,12 @@ void Interpreter::exec_if(const Stmt *s) {
   // `if self.model_parallel:` runs only after `parallelize()` (see hand_parallel_run_).
   if (is_model_parallel_flag(s->value)) {
     exec_block(hand_parallel_run_ ? s->body : s->orelse);
+    return;
+  }
+  // `if self.training and False:` (a branch switched off by hand) never runs.
+  if (std::optional<bool> always =
+          frame_->file ? constant_truth(*frame_->file, s->value) : std::nullopt) {
+    exec_block(*always ? s->body : s->orelse);
     return;
   }
   eval(s->value);
