@@ -218,5 +218,19 @@ std::string fixture_name(const ::testing::TestParamInfo<fs::path> &info) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(fixture_packages()),
                          fixture_name);
 
+// Checked as a directory, a file that is not model code (no torch, no transformers) is not
+// reported, yet the model files that import it, relatively or by the package's absolute name as
+// a script beside it does (`from plain_base_class.model_interface import Model`), still read its
+// definitions: its plain `Model` class makes the harness deriving from it no module.
+TEST(FixtureDirectory, ANonModelSiblingStillGivesItsDefinitions) {
+  const fs::path dir = fs::path(DEVLINT_FIXTURES_DIR) / "precision" / "plain_base_class";
+  CheckResult result = check_paths({dir.string()}, CheckOptions{});
+  std::vector<std::string> reported;
+  for (const Finding &f : result.findings)
+    reported.push_back(fs::path(f.file->path).filename().string() + ":" +
+                       std::to_string(f.range.line) + ": " + f.code);
+  EXPECT_EQ(reported, std::vector<std::string>{"video_harness.py:30: DL007"});
+}
+
 } // namespace
 } // namespace devlint

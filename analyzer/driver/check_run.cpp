@@ -329,7 +329,12 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         // Sibling modules named by relative imports give definitions (GLM-4V's visual.py).
         std::vector<const SourceFile *> context;
         std::vector<std::string> absent; // looked for, not found: the manifest's misses
-        std::unordered_set<std::string> have(jobs[i]->paths.begin(), jobs[i]->paths.end());
+        // The files read: one of the directory found not to be model code may still give
+        // definitions to those that import it.
+        std::unordered_set<std::string> have;
+        for (size_t k = 0; k < jobs[i]->paths.size(); ++k)
+          if (outputs[i].paths[k].checked || !jobs[i]->by_content.count(jobs[i]->paths[k]))
+            have.insert(jobs[i]->paths[k]);
         for (size_t k = 0; k < reported.size(); ++k) {
           for (const std::string &sibling : relative_import_paths(*lowered[k], jobs[i]->root)) {
             if (have.count(sibling))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <string_view>
 #include <system_error>
 
 namespace devlint {
@@ -44,6 +45,33 @@ bool is_inside(const fs::path &path, const fs::path &root) {
          (std::next(mismatch.first) == b.end() && mismatch.first->empty());
 }
 
+// `from model.modelclass import Model` in `.../src/model/harness.py`: an absolute import whose
+// package part is the importing file's own directory (and the directories above it, as named)
+// names a module beside it, as Python finds it when the script runs with `src` on its path.
+std::optional<fs::path> same_directory_module(const fs::path &directory, std::string_view module) {
+  size_t last_dot = module.rfind('.');
+  if (last_dot == std::string_view::npos || last_dot + 1 >= module.size())
+    return std::nullopt;
+  std::string_view leaf = module.substr(last_dot + 1);
+  std::string_view package = module.substr(0, last_dot);
+  std::error_code ec;
+  fs::path above =
+      fs::absolute(directory.empty() ? fs::path(".") : directory, ec).lexically_normal();
+  if (ec)
+    return std::nullopt;
+  if (above.filename().empty()) // a trailing separator
+    above = above.parent_path();
+  while (!package.empty()) {
+    size_t dot = package.rfind('.');
+    std::string_view part = dot == std::string_view::npos ? package : package.substr(dot + 1);
+    if (part.empty() || above.filename().string() != part)
+      return std::nullopt;
+    above = above.parent_path();
+    package = dot == std::string_view::npos ? std::string_view() : package.substr(0, dot);
+  }
+  return directory / (std::string(leaf) + ".py");
+}
+
 } // namespace
 
 std::vector<std::string> relative_import_paths(const SyntaxFile &file, const std::string &root) {
@@ -53,8 +81,11 @@ std::vector<std::string> relative_import_paths(const SyntaxFile &file, const std
     std::string_view module = imported.module;
     size_t dots = module.find_first_not_of('.');
     dots = dots == std::string_view::npos ? module.size() : dots;
-    if (dots == 0)
+    if (dots == 0) {
+      if (std::optional<fs::path> sibling = same_directory_module(directory, module))
+        out.push_back(sibling->lexically_normal().string());
       continue;
+    }
     std::optional<fs::path> base = package_directory(directory, dots);
     if (!base || (dots > 1 && !is_inside(*base, root)))
       continue;

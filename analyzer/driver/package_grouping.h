@@ -17,7 +17,10 @@ namespace devlint {
 // top-level package); a package named by the module part gives its `__init__.py`. Whether the
 // file exists is not checked.
 // Parent-package imports are followed only to files inside `root` (the directory the user asked
-// to check): a checked repository never makes devlint read beyond it.
+// to check): a checked repository never makes devlint read beyond it. An absolute import whose
+// package part names the file's own directory (`from model.modelclass import Model` in
+// `model/harness.py`) names the module beside it (`model/modelclass.py`), as Python finds it from
+// the directory above.
 std::vector<std::string> relative_import_paths(const SyntaxFile &file, const std::string &root);
 
 } // namespace devlint

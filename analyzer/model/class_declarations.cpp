@@ -327,6 +327,28 @@ void PackageBuilder::resolve_external_bases(ExternalClassResolver *resolver) {
 
 // `class DecoderLayer(GradientCheckpointingLayer)`: a base from outside the package that the
 // name does not reveal. A class that defines `forward` on top of it is a module.
+bool PackageBuilder::is_package_base(const ModuleClass &cls, const Expr *base) const {
+  std::string_view leaf = leaf_of(base);
+  auto resolved = std::find_if(cls.bases.begin(), cls.bases.end(),
+                               [&](const ModuleClass *b) { return b->name == leaf; });
+  if (leaf.empty() || resolved == cls.bases.end())
+    return false;
+  if ((*resolved)->file == cls.file)
+    return true;
+  // Imported by name from the module that defines it (`from .modelclass import Model`, `from
+  // model.modelclass import Model`), not from another library's module that happens to share a
+  // class name with the package.
+  std::string_view stem = module_stem((*resolved)->file->source->path);
+  for (const ImportedName &imported : cls.file->imports) {
+    if (imported.local_name != leaf)
+      continue;
+    std::string_view module = imported.module;
+    size_t dot = module.find_last_of('.');
+    return (dot == std::string_view::npos ? module : module.substr(dot + 1)) == stem;
+  }
+  return false;
+}
+
 bool PackageBuilder::is_unknown_layer_base(const ModuleClass &cls, const Expr *base) const {
   std::string_view leaf = leaf_of(base);
   if (leaf.empty() || pkg_.find_class(leaf) || leaf == "object" || leaf == "ABC" ||
@@ -349,7 +371,10 @@ void PackageBuilder::classify() {
       cls->is_pretrained_model |= cls->external->is_pretrained_model;
     }
     for (const Expr *b : cls->def->bases) {
-      if (is_external_module_base(b) || is_unknown_layer_base(*cls, b))
+      // A base the package defines is a module if it is one: `class Harness(Model)` with a
+      // plain `class Model:` in a sibling file is no module, whatever its name suggests.
+      if (!is_package_base(*cls, b) &&
+          (is_external_module_base(b) || is_unknown_layer_base(*cls, b)))
         cls->is_module = true;
       if (has_builtin_params_base(b))
         cls->has_builtin_parameters = true;

@@ -62,6 +62,9 @@ private:
   std::vector<MemberChild> member_children_;
 
   bool is_unknown_layer_base(const ModuleClass &cls, const Expr *base) const;
+  // Whether `base` names the package class it resolved to (one of its own file, or imported by
+  // name from that class's module): then that class alone says whether it is a module.
+  bool is_package_base(const ModuleClass &cls, const Expr *base) const;
   bool is_opaque_factory_call(const Expr *call) const;
 
   // What module class a constructor expression builds, following small builder functions.
