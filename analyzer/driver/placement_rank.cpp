@@ -190,32 +190,52 @@ std::string single_device_location(const OperandOrigin &o) {
 // exists to simulate): those whose operands only a split separates are warnings, since only a
 // hand-written map splits such a model; the others fail on one GPU already. Returns which
 // findings were ranked here.
+// With transformers 4, a class built only by models without a list of their own is refused too
+// (ModelScope::own_list_missing): the analysis split it, so a finding only a split makes is
+// dropped there unless --hand-made-maps asks for it. Dropped findings are marked in `dropped`.
 std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Package &package,
-                                      const PlacementSettings &settings) {
+                                      const PlacementSettings &settings,
+                                      std::vector<bool> &dropped) {
   std::vector<bool> ranked(findings.size(), false);
+  dropped.assign(findings.size(), false);
   if (!settings.device_map.empty())
     return ranked; // the map given is the placement: ranked like any other
+  std::optional<int> major;
   for (size_t i = 0; i < findings.size(); ++i) {
     Finding &f = findings[i];
-    if (f.unit_class.empty() || f.operand_origins.size() < 2 || !f.placement.empty())
+    if (f.unit_class.empty() || f.operand_origins.empty() || !f.placement.empty())
       continue;
     const ModuleClass *cls = package.find_class(f.unit_class);
+    if (!cls || !cls->scope)
+      continue;
+    const ModelScope &scope = *cls->scope;
+    bool refused_in_4 = false;
+    if (scope.own_list_missing && !scope.refuses_string_maps && !scope.without_loader) {
+      if (!major)
+        major = settings.transformers_major ? settings.transformers_major() : 5;
+      refused_in_4 = *major < 5;
+    }
     // Without --hand-made-maps such models are never split: findings stay as the analysis made
-    // them.
-    if (!cls || !cls->scope || !(cls->scope->refuses_string_maps || cls->scope->without_loader) ||
-        !cls->scope->supports_device_map)
+    // them. One origin met across iterations of a layer list is separated only by a split.
+    if (!refused_in_4 &&
+        (f.operand_origins.size() < 2 || !(scope.refuses_string_maps || scope.without_loader) ||
+         !scope.supports_device_map))
       continue;
     ranked[i] = true;
     std::string a = single_device_location(f.operand_origins[0]);
-    std::string b = single_device_location(f.operand_origins[1]);
+    std::string b = f.operand_origins.size() < 2 ? a : single_device_location(f.operand_origins[1]);
     if (a != b) { // fails on one GPU already, split or not
       f.level = FindingLevel::Error;
       f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
                     f.operand_origins[1].text + "` on " + label(b);
       continue;
     }
+    if (refused_in_4 && !scope.hand_made_maps) {
+      dropped[i] = true; // only a split separates them, and none is made
+      continue;
+    }
     f.level = FindingLevel::Warning;
-    f.placement = cls->scope->refuses_string_maps
+    f.placement = scope.refuses_string_maps || refused_in_4
                       ? "from_pretrained refuses device_map=\"auto\" for this model (a "
                         "PreTrainedModel without _no_split_modules); a hand-written device map "
                         "that splits `" +
@@ -275,7 +295,19 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
   };
   if (!settings.enabled || findings.empty())
     return;
-  std::vector<bool> hand_made_only = rank_hand_made_only(findings, package, settings);
+  std::vector<bool> dropped;
+  std::vector<bool> hand_made_only = rank_hand_made_only(findings, package, settings, dropped);
+  if (std::find(dropped.begin(), dropped.end(), true) != dropped.end()) {
+    std::vector<Finding> kept;
+    std::vector<bool> kept_ranked;
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (!dropped[i]) {
+        kept.push_back(std::move(findings[i]));
+        kept_ranked.push_back(hand_made_only[i]);
+      }
+    findings = std::move(kept);
+    hand_made_only = std::move(kept_ranked);
+  }
   std::set<std::string> wanted;
   for (size_t i = 0; i < findings.size(); ++i)
     if (!findings[i].unit_class.empty() && !hand_made_only[i])

@@ -7,9 +7,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "model/package_builder.h"
 
@@ -165,12 +167,13 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   for (const std::string &k : overrides.extra_skip_keys)
     add_unique(package.skip_keys, package.skip_key_set, k);
 
-  // One scope per set of groups (sorted roots), made once.
-  std::map<std::vector<size_t>, ModelScope *> scope_of_groups;
-  auto scope_for = [&](std::vector<size_t> roots) {
+  // One scope per set of groups (sorted roots) and whether every model building the class lacks
+  // a list of its own, made once.
+  std::map<std::pair<std::vector<size_t>, bool>, ModelScope *> scope_of_groups;
+  auto scope_for = [&](std::vector<size_t> roots, bool own_list_missing = false) {
     std::sort(roots.begin(), roots.end());
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-    auto [it, fresh] = scope_of_groups.emplace(roots, nullptr);
+    auto [it, fresh] = scope_of_groups.emplace(std::make_pair(roots, own_list_missing), nullptr);
     if (!fresh)
       return it->second;
     package.scopes.push_back(std::make_unique<ModelScope>());
@@ -201,6 +204,10 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     scope->supports_device_map =
         !explicit_placement &&
         ((!scope->refuses_string_maps && !scope->without_loader) || overrides.hand_made_maps);
+    scope->own_list_missing = own_list_missing && !explicit_placement &&
+                              scope->has_pretrained_model &&
+                              overrides.extra_no_split_modules.empty();
+    scope->hand_made_maps = overrides.hand_made_maps;
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
     scope->extended_by_settings = !overrides.extra_no_split_modules.empty();
@@ -227,10 +234,26 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   };
   // The models that build each class: every class reachable from a model class through its
   // children (and the package bases whose code those run), with the model's group.
+  // Whether a model declares `_no_split_modules` through its own class and bases, as Python's
+  // attribute lookup finds it (the first class that assigns it, `None` included).
+  std::function<std::optional<bool>(const ModuleClass *, int)> chain_declares =
+      [&](const ModuleClass *cls, int depth) -> std::optional<bool> {
+    if (cls->assigns_no_split || cls->declares_no_split)
+      return cls->declares_no_split;
+    if (cls->external && cls->external->declares_no_split)
+      return true;
+    for (const ModuleClass *b : cls->bases)
+      if (depth < 16)
+        if (std::optional<bool> found = chain_declares(b, depth + 1))
+          return found;
+    return std::nullopt;
+  };
   std::unordered_map<const ModuleClass *, std::vector<size_t>> builders;
+  std::unordered_map<const ModuleClass *, bool> own_list_missing; // for every model building it
   for (const auto &model : package.classes) {
     if (!model->is_pretrained_model)
       continue;
+    const bool missing = !chain_declares(model.get(), 0).value_or(false);
     size_t group = groups.root(index_of[model->file]);
     std::unordered_set<const ModuleClass *> reached{model.get()};
     std::vector<const ModuleClass *> pending{model.get()};
@@ -238,6 +261,9 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       const ModuleClass *cls = pending.back();
       pending.pop_back();
       builders[cls].push_back(group);
+      auto [entry, first] = own_list_missing.emplace(cls, missing);
+      if (!first)
+        entry->second = entry->second && missing;
       for (const ModuleClass *base : cls->bases)
         if (reached.insert(base).second)
           pending.push_back(base);
@@ -254,7 +280,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   for (auto &cls : package.classes) {
     size_t file = index_of[cls->file];
     if (auto built = builders.find(cls.get()); built != builders.end())
-      cls->scope = scope_for(built->second);
+      cls->scope = scope_for(built->second, own_list_missing[cls.get()]);
     else if (defines_model[file])
       cls->scope = scope_for({groups.root(file)});
     else
