@@ -48,9 +48,12 @@ Flags `.cuda()`, `.to("cuda")`, `.to("cuda:1")`, `torch.device("cuda:0")` used a
 (the finding names the function and the call). In a module of a script (a file with
 `if __name__ == "__main__":`) it is a warning: the script places the module itself.
 
-Not flagged: a method named `cuda` (a wrapper of `nn.Module.cuda` forwards its caller's device), a
-tensor made only to try an operation on the device (each of its uses an argument of a call whose
-result is dropped, `_ = kernel(q, q, q)`), and tests of a device (`x.device.type == "cuda"`,
+Not flagged: `.cuda(d)` and `.cuda(device=d)` with a device `d` that is no literal (a move to `d`,
+as `.to(d)`), a call named `cuda` with arguments torch's `Tensor.cuda` never takes (another
+library's, such as hqq's `Quantizer.cuda(W_q, meta=meta, device=d)`), a method named `cuda` (a
+wrapper of `nn.Module.cuda` forwards its caller's device), a tensor made only to try an operation
+on the device (each of its uses an argument of a call whose result is dropped,
+`_ = kernel(q, q, q)`), and tests of a device (`x.device.type == "cuda"`,
 `torch.cuda.get_device_properties("cuda")`).
 
 ## Why is this bad?
