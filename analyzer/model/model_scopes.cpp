@@ -249,11 +249,48 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     return std::nullopt;
   };
   std::unordered_map<const ModuleClass *, std::vector<size_t>> builders;
+  // The names a class's lists keep whole, through its bases.
+  std::function<void(const ModuleClass *, int, std::unordered_set<std::string> &)> listed_names =
+      [&](const ModuleClass *cls, int depth, std::unordered_set<std::string> &names) {
+        names.insert(cls->no_split_modules.begin(), cls->no_split_modules.end());
+        if (cls->external)
+          names.insert(cls->external->no_split_modules.begin(),
+                       cls->external->no_split_modules.end());
+        for (const ModuleClass *b : cls->bases)
+          if (depth < 16)
+            listed_names(b, depth + 1, names);
+      };
+  // transformers 4 (from 4.35, `_get_no_split_modules`) walks the loaded model's modules and
+  // raises for a string map at any PreTrainedModel whose `_no_split_modules` is None, the model
+  // itself or one nested in it (InternVL's vision model inside its root), unless a class the
+  // lists gathered so far keep whole holds it.
+  auto refused_under_transformers4 = [&](const ModuleClass *model) {
+    if (!chain_declares(model, 0).value_or(false))
+      return true;
+    std::unordered_set<std::string> kept;
+    listed_names(model, 0, kept);
+    std::unordered_set<const ModuleClass *> seen{model};
+    std::vector<const ModuleClass *> pending{model};
+    while (!pending.empty()) {
+      const ModuleClass *cls = pending.back();
+      pending.pop_back();
+      if (cls != model && cls->is_pretrained_model) {
+        if (!chain_declares(cls, 0).value_or(false))
+          return true;
+        listed_names(cls, 0, kept);
+      }
+      for (const ChildDecl *child : cls->all_children())
+        if (child->resolved && !kept.count(std::string(child->resolved->name)) &&
+            seen.insert(child->resolved).second)
+          pending.push_back(child->resolved);
+    }
+    return false;
+  };
   std::unordered_map<const ModuleClass *, bool> own_list_missing; // for every model building it
   for (const auto &model : package.classes) {
     if (!model->is_pretrained_model)
       continue;
-    const bool missing = !chain_declares(model.get(), 0).value_or(false);
+    const bool missing = refused_under_transformers4(model.get());
     size_t group = groups.root(index_of[model->file]);
     std::unordered_set<const ModuleClass *> reached{model.get()};
     std::vector<const ModuleClass *> pending{model.get()};

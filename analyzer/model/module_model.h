@@ -48,9 +48,10 @@ struct ModelScope {
   bool supports_device_map = true;
   bool refuses_string_maps = false;
   // Every model that builds the class declares no `_no_split_modules` through its own class and
-  // bases, though another model of its files does (EvaCLIPModel beside EvaCLIPTextModel).
-  // transformers 4's `_get_no_split_modules` raises for a string map on such a model (it reads
-  // the loaded model's own attribute); transformers 5's `post_init` gathers its children's lists
+  // bases, though another model of its files does (EvaCLIPModel beside EvaCLIPTextModel), or
+  // holds a nested PreTrainedModel that declares none (InternVL's vision model in its root).
+  // transformers 4's `_get_no_split_modules` raises for a string map on such a model (it walks
+  // the loaded model's modules); transformers 5's `post_init` gathers its children's lists
   // instead. The ranking, which knows the release, applies it (driver/placement_rank.cpp).
   bool own_list_missing = false;
   bool hand_made_maps = false; // --hand-made-maps was given
