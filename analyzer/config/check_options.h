@@ -27,6 +27,7 @@ struct PlacementSettings {
   // (driver/model_setup_version.h), else the newest devlint knows (5). Asked only when a
   // simulation runs, since finding it may ask the Python environment; unset: 5.
   std::function<int()> transformers_major;
+  std::function<int()> transformers_minor; // its minor version (unset: that of the newest known)
 
   bool narrowed() const { return gpus > 0 || !max_memory.empty() || !device_map.empty(); }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -85,13 +86,22 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
   std::vector<Finding> findings = checker.take_findings();
   if (!files.empty() && files.front()->source) {
     PlacementSettings settings = options.placement;
-    auto major = std::make_shared<std::optional<int>>();
-    settings.transformers_major = [&options, major] {
-      if (!*major)
-        *major =
-            installed_transformers_version(options.search_paths, options.search_python_environment)
-                .major;
-      return **major;
+    auto version = std::make_shared<std::optional<TransformersVersion>>();
+    auto installed = [&options, version]() -> const TransformersVersion & {
+      if (!*version)
+        *version =
+            installed_transformers_version(options.search_paths, options.search_python_environment);
+      return **version;
+    };
+    settings.transformers_major = [installed] { return installed().major; };
+    settings.transformers_minor = [installed] {
+      const std::string &v = installed().version;
+      size_t dot = v.find('.');
+      int minor = 0;
+      for (size_t i = dot == std::string::npos ? v.size() : dot + 1;
+           i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])) && minor < 1000; ++i)
+        minor = minor * 10 + (v[i] - '0');
+      return minor;
     };
     place_findings(findings, *package,
                    std::filesystem::path(files.front()->source->path).parent_path().string(),

@@ -210,10 +210,15 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
       continue;
     const ModelScope &scope = *cls->scope;
     bool refused_in_4 = false;
-    if (scope.own_list_missing && !scope.refuses_string_maps && !scope.without_loader) {
+    if ((scope.own_list_missing || scope.nested_list_missing) && !scope.refuses_string_maps &&
+        !scope.without_loader) {
       if (!major)
         major = settings.transformers_major ? settings.transformers_major() : 5;
-      refused_in_4 = *major < 5;
+      // A nested model without a list is refused from 4.35 on (`_get_no_split_modules` walks
+      // the modules since then); the model's own missing list in every 4.x.
+      refused_in_4 =
+          *major < 5 && (scope.own_list_missing ||
+                         (settings.transformers_minor && settings.transformers_minor() >= 35));
     }
     // Without --hand-made-maps such models are never split: findings stay as the analysis made
     // them. One origin met across iterations of a layer list is separated only by a split.

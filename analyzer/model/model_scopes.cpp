@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -168,12 +169,19 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     add_unique(package.skip_keys, package.skip_key_set, k);
 
   // One scope per set of groups (sorted roots) and whether every model building the class lacks
-  // a list of its own, made once.
-  std::map<std::pair<std::vector<size_t>, bool>, ModelScope *> scope_of_groups;
-  auto scope_for = [&](std::vector<size_t> roots, bool own_list_missing = false) {
+  // a list of its own (in a nested model too, from transformers 4.35), made once.
+  struct Refusals {
+    bool own = false;
+    bool nested = false;
+    bool operator<(const Refusals &o) const {
+      return std::tie(own, nested) < std::tie(o.own, o.nested);
+    }
+  };
+  std::map<std::pair<std::vector<size_t>, Refusals>, ModelScope *> scope_of_groups;
+  auto scope_for = [&](std::vector<size_t> roots, Refusals refusals = {}) {
     std::sort(roots.begin(), roots.end());
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-    auto [it, fresh] = scope_of_groups.emplace(std::make_pair(roots, own_list_missing), nullptr);
+    auto [it, fresh] = scope_of_groups.emplace(std::make_pair(roots, refusals), nullptr);
     if (!fresh)
       return it->second;
     package.scopes.push_back(std::make_unique<ModelScope>());
@@ -204,9 +212,10 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     scope->supports_device_map =
         !explicit_placement &&
         ((!scope->refuses_string_maps && !scope->without_loader) || overrides.hand_made_maps);
-    scope->own_list_missing = own_list_missing && !explicit_placement &&
-                              scope->has_pretrained_model &&
-                              overrides.extra_no_split_modules.empty();
+    const bool refusable = !explicit_placement && scope->has_pretrained_model &&
+                           overrides.extra_no_split_modules.empty();
+    scope->own_list_missing = refusals.own && refusable;
+    scope->nested_list_missing = refusals.nested && refusable;
     scope->hand_made_maps = overrides.hand_made_maps;
     for (const std::string &n : overrides.extra_no_split_modules)
       add_unique(scope->no_split_modules, scope->no_split_set, n);
@@ -264,9 +273,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   // raises for a string map at any PreTrainedModel whose `_no_split_modules` is None, the model
   // itself or one nested in it (InternVL's vision model inside its root), unless a class the
   // lists gathered so far keep whole holds it.
-  auto refused_under_transformers4 = [&](const ModuleClass *model) {
-    if (!chain_declares(model, 0).value_or(false))
-      return true;
+  auto nests_model_without_list = [&](const ModuleClass *model) {
     std::unordered_set<std::string> kept;
     listed_names(model, 0, kept);
     std::unordered_set<const ModuleClass *> seen{model};
@@ -286,11 +293,13 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     }
     return false;
   };
-  std::unordered_map<const ModuleClass *, bool> own_list_missing; // for every model building it
+  std::unordered_map<const ModuleClass *, Refusals> refused; // for every model building it
   for (const auto &model : package.classes) {
     if (!model->is_pretrained_model)
       continue;
-    const bool missing = refused_under_transformers4(model.get());
+    Refusals missing;
+    missing.own = !chain_declares(model.get(), 0).value_or(false);
+    missing.nested = missing.own || nests_model_without_list(model.get());
     size_t group = groups.root(index_of[model->file]);
     std::unordered_set<const ModuleClass *> reached{model.get()};
     std::vector<const ModuleClass *> pending{model.get()};
@@ -298,9 +307,11 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       const ModuleClass *cls = pending.back();
       pending.pop_back();
       builders[cls].push_back(group);
-      auto [entry, first] = own_list_missing.emplace(cls, missing);
-      if (!first)
-        entry->second = entry->second && missing;
+      auto [entry, first] = refused.emplace(cls, missing);
+      if (!first) {
+        entry->second.own = entry->second.own && missing.own;
+        entry->second.nested = entry->second.nested && missing.nested;
+      }
       for (const ModuleClass *base : cls->bases)
         if (reached.insert(base).second)
           pending.push_back(base);
@@ -317,7 +328,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
   for (auto &cls : package.classes) {
     size_t file = index_of[cls->file];
     if (auto built = builders.find(cls.get()); built != builders.end())
-      cls->scope = scope_for(built->second, own_list_missing[cls.get()]);
+      cls->scope = scope_for(built->second, refused[cls.get()]);
     else if (defines_model[file])
       cls->scope = scope_for({groups.root(file)});
     else

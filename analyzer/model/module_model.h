@@ -54,6 +54,9 @@ struct ModelScope {
   // the loaded model's modules); transformers 5's `post_init` gathers its children's lists
   // instead. The ranking, which knows the release, applies it (driver/placement_rank.cpp).
   bool own_list_missing = false;
+  // The same from transformers 4.35, whose `_get_no_split_modules` also walks the nested models:
+  // every model that builds the class lacks a list itself or nests a PreTrainedModel lacking one.
+  bool nested_list_missing = false;
   bool hand_made_maps = false; // --hand-made-maps was given
   // No class of the scope is loaded by from_pretrained (plain nn.Modules): only a map the user
   // builds by hand splits them (--hand-made-maps).
