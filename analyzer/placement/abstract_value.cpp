@@ -52,6 +52,55 @@ std::shared_ptr<const std::vector<OriginSet>> joined_paths(const Value &a, const
 
 } // namespace
 
+namespace {
+
+// Who added each element of a list: the append call, null for those it was made with.
+std::vector<const Expr *> element_sources(const Value &list) {
+  if (list.appended_by)
+    return *list.appended_by;
+  return std::vector<const Expr *>(list.elements->size(), nullptr);
+}
+
+} // namespace
+
+// A list on two paths, grown by appends on one or both (before and after a loop that appends
+// to it): the elements it was made with, joined, then one element per append call of either.
+// nullopt when they were made with different elements.
+std::optional<Value> join_grown_lists(const Value &a, const Value &b, size_t max_origins) {
+  std::vector<const Expr *> from_a = element_sources(a), from_b = element_sources(b);
+  auto made = [](const std::vector<const Expr *> &by) {
+    return static_cast<size_t>(
+        std::find_if(by.begin(), by.end(), [](const Expr *e) { return e != nullptr; }) -
+        by.begin());
+  };
+  size_t made_with = made(from_a);
+  if (made_with != made(from_b))
+    return std::nullopt;
+  Value out = a;
+  out.elements = std::make_shared<std::vector<Value>>();
+  auto by = std::make_shared<std::vector<const Expr *>>();
+  for (size_t i = 0; i < made_with; ++i) {
+    out.elements->push_back(join((*a.elements)[i], (*b.elements)[i], max_origins));
+    by->push_back(nullptr);
+  }
+  for (const auto *side : {&a, &b}) {
+    const std::vector<const Expr *> &sources = side == &a ? from_a : from_b;
+    for (size_t i = made_with; i < sources.size(); ++i) {
+      auto slot = std::find(by->begin(), by->end(), sources[i]);
+      if (slot == by->end()) {
+        out.elements->push_back((*side->elements)[i]);
+        by->push_back(sources[i]);
+      } else {
+        Value &held = (*out.elements)[static_cast<size_t>(slot - by->begin())];
+        held = join(held, (*side->elements)[i], max_origins);
+      }
+    }
+  }
+  out.appended_by = std::move(by);
+  add_origins(out.origins, b.origins, max_origins);
+  return out;
+}
+
 Value join(const Value &a, const Value &b, size_t max_origins) {
   if (a.kind == Value::Kind::Neutral && !a.has_origins())
     return b;
@@ -60,6 +109,10 @@ Value join(const Value &a, const Value &b, size_t max_origins) {
   if (a.kind == b.kind && (a.kind == Value::Kind::Module || a.kind == Value::Kind::ModuleItem) &&
       a.path == b.path)
     return a;
+  if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements && b.elements &&
+      (a.appended_by || b.appended_by))
+    if (std::optional<Value> grown = join_grown_lists(a, b, max_origins))
+      return *grown;
   if (a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements && b.elements &&
       a.elements->size() == b.elements->size()) {
     Value out = a;

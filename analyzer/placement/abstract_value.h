@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,10 @@ struct Value {
   // One element taken out of a module's output (`a, b = self.attn(x)`, `self.attn(x)[0]`): a
   // tensor, whatever its name says, not the output tuple itself.
   bool element = false;
+  // Tuple with known elements that `.append` grew: per element, the append call that added it
+  // (one element per call, joined over the passes of a loop), null for those it was made with
+  // (`embeds = [self.embed(ids)]`). Null when nothing was appended.
+  std::shared_ptr<std::vector<const Expr *>> appended_by;
   // Neutral, in Python script code: the callee that returned this object the analysis cannot see
   // (`StableDiffusionPipeline.from_pretrained`), empty when unknown.
   std::string_view made_by;
@@ -59,6 +64,8 @@ bool same_origin(const Origin *a, const Origin *b);
 // Adds the origins of `from` not yet in `into`; a value keeps at most `max_origins`.
 void add_origins(OriginSet &into, const OriginSet &from, size_t max_origins);
 // The value at a control-flow join of two paths.
+// Two paths of a list grown by `.append` (see Value::appended_by).
+std::optional<Value> join_grown_lists(const Value &a, const Value &b, size_t max_origins);
 Value join(const Value &a, const Value &b, size_t max_origins);
 Env join_env(const Env &a, const Env &b, size_t max_origins);
 // Union of the tensor origins in a value (tuples included).

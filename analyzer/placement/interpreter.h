@@ -360,7 +360,7 @@ private:
   std::optional<Value> plain_object_call(const Expr *call);
   std::optional<Value> non_tensor_builtin_call(const Expr *call);
   Value container_method_call(const Expr *call, const Value &receiver);
-  void append_to_list(std::string_view name, const Value &added);
+  void append_to_list(std::string_view name, const Value &added, const Expr *call);
   // A ModuleList output whose loop has ended (and that no running loop takes per pass) is the
   // last pass's: one module's output, `Settled`.
   const Origin *final_pass_version(const Origin *o);

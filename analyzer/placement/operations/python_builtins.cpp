@@ -78,9 +78,10 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
   Args args = eval_args(call);
   if (leaf == "append" || leaf == "extend" || leaf == "insert") {
     if (object->kind == ExprKind::Name && !args.positional.empty())
-      append_to_list(object->text, leaf == "insert" && args.positional.size() > 1
-                                       ? args.positional[1]
-                                       : args.positional[0]);
+      append_to_list(object->text,
+                     leaf == "insert" && args.positional.size() > 1 ? args.positional[1]
+                                                                    : args.positional[0],
+                     leaf == "append" ? call : nullptr);
     return Value::neutral();
   }
   if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
@@ -101,7 +102,7 @@ const Origin *Interpreter::final_pass_version(const Origin *o) {
   return &copy;
 }
 
-void Interpreter::append_to_list(std::string_view name, const Value &added) {
+void Interpreter::append_to_list(std::string_view name, const Value &added, const Expr *call) {
   Value &list = frame_->env[name];
   Value updated;
   updated.kind = Value::Kind::Tuple;
@@ -115,6 +116,28 @@ void Interpreter::append_to_list(std::string_view name, const Value &added) {
     for (const Origin *&o : appended)
       o = final_pass_version(o);
   add_origins(updated.origins, appended);
+  // A list of known elements keeps them: each `.append` call adds one element (joined over the
+  // passes of a loop), so `torch.cat(embeds)` compares the text embeddings one call appended with
+  // the image features another did, or with what the list was made with. Elements one call
+  // appends are built alike: they stay one.
+  if (call && list.kind == Value::Kind::Tuple && list.elements) {
+    auto elements = std::make_shared<std::vector<Value>>(*list.elements);
+    auto by = list.appended_by
+                  ? std::make_shared<std::vector<const Expr *>>(*list.appended_by)
+                  : std::make_shared<std::vector<const Expr *>>(elements->size(), nullptr);
+    Value element = added;
+    element.origins = appended;
+    auto slot = std::find(by->begin(), by->end(), call);
+    if (slot == by->end()) {
+      elements->push_back(element);
+      by->push_back(call);
+    } else {
+      Value &held = (*elements)[static_cast<size_t>(slot - by->begin())];
+      held = join(held, element);
+    }
+    updated.elements = std::move(elements);
+    updated.appended_by = std::move(by);
+  }
   list = updated;
 }
 

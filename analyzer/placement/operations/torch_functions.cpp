@@ -117,10 +117,15 @@ Value Interpreter::concat_site(const Expr *call, const Args &args, const std::st
     for (const Value &v : *list_value->elements)
       if (v.has_origins() || v.kind == Value::Kind::Tuple)
         site.operands.push_back({list, origins_of(v)});
-  } else if (list && list_value) {
-    // A list built elsewhere, one element per pass of a loop: the elements are built the
-    // same way, so origins that are alternatives of one path (passed in or computed) sit
-    // together. Only elements made by different members of a ModuleList may differ.
+  }
+  // A list without known elements, or one whose elements one `.append` call added, one per pass
+  // of a loop: the elements are built the same way, so origins that are alternatives of one path
+  // (passed in or computed) sit together. Only elements made by different members of a
+  // ModuleList may differ.
+  if (list && list_value &&
+      (!list_value->elements || (list_value->appended_by && list_value->elements->size() == 1 &&
+                                 list_value->appended_by->front() != nullptr))) {
+    site.operands.clear();
     for (const Origin *o : origins_of(*list_value))
       if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Settled) &&
           !starts_with(o->label, "past")) {
@@ -154,6 +159,12 @@ Value Interpreter::torch_call(const Expr *call, std::string_view leaf, const std
   Args args = eval_args(call);
   if (torch_catalog::is_concat_function(leaf))
     return concat_site(call, args, dotted);
+  // `torch.split(x, sizes)`, `torch.chunk(x, n)`: pieces of the one tensor they take; the sizes
+  // are Python numbers (or a list of them), never a tensor of the result.
+  if ((leaf == "split" || leaf == "chunk" || leaf == "tensor_split" || leaf == "unbind" ||
+       leaf == "split_with_sizes" || leaf == "narrow") &&
+      !args.positional.empty() && args.positional[0].has_origins())
+    return as_tensor(args.positional[0]);
   // `torch.autograd.grad(loss, latents)`: each gradient is on the device of its input, wherever
   // the loss was computed.
   if (dotted == "torch.autograd.grad") {
