@@ -240,7 +240,9 @@ private:
   static bool tensorish_annotation(std::string_view annotation);
   static bool python_number_annotation(std::string_view annotation);
   Value input_for(const Parameter &p);
-  void analyze_entry(const FunctionDef *fn, const ModuleClass *unit);
+  // `pipeline`: a method of that diffusers pipeline (operations/pipelines.cpp), run with no unit.
+  void analyze_entry(const FunctionDef *fn, const ModuleClass *unit,
+                     const ModuleClass *pipeline = nullptr);
 
   // ---- Python script code (python_scripts.cpp) ----
   // A Python script's top level or one of its functions run as script code.
@@ -469,7 +471,6 @@ private:
   // the device the running method moved the component to (`self.vae.to(x.device)`).
   Value component_tensor(std::string_view label, SourceRange range);
   static std::string_view moved_component_key(std::string_view component);
-  void analyze_pipeline_method(const FunctionDef *fn, const ModuleClass *pipeline);
   std::optional<Value> pipeline_attribute(const Expr *e);
   std::optional<Value> pipeline_call(const Expr *call);
   std::optional<Value> scheduler_call(const Expr *call, const Args &args);

@@ -342,7 +342,7 @@ void Interpreter::run() {
         for (const ModuleClass *c = cls.get(); c; c = c->bases.empty() ? nullptr : c->bases[0])
           for (const FunctionDef *m : c->def->methods)
             if (!is_setup_method(m->name) && seen.insert(m->name).second)
-              analyze_pipeline_method(m, cls.get());
+              analyze_entry(m, nullptr, cls.get());
       }
       continue;
     }
@@ -461,7 +461,8 @@ Value Interpreter::input_for(const Parameter &p) {
   return v;
 }
 
-void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) {
+void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit,
+                                const ModuleClass *pipeline) {
   statements_run_ = 0;
   loop_depth_ = 0;
   Frame frame;
@@ -470,9 +471,10 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit) 
   frame.function = fn;
   frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
   frame.script = fn->runs_as_script;
+  frame.pipeline = pipeline;
   Frame *saved = frame_;
   frame_ = &frame;
-  bool method = unit && !fn->is_staticmethod;
+  bool method = (unit || pipeline) && !fn->is_staticmethod;
   for (size_t i = 0; i < fn->parameters.size(); ++i) {
     const Parameter &p = fn->parameters[i];
     if (i == 0 && method) {

@@ -130,33 +130,6 @@ Value Interpreter::component_tensor(std::string_view label, SourceRange range) {
   return tensor(o);
 }
 
-void Interpreter::analyze_pipeline_method(const FunctionDef *fn, const ModuleClass *pipeline) {
-  statements_run_ = 0;
-  loop_depth_ = 0;
-  Frame frame;
-  frame.outer_loops = loops_.size();
-  frame.function = fn;
-  frame.file = file_of_.count(fn) ? file_of_[fn] : nullptr;
-  frame.pipeline = pipeline;
-  Frame *saved = frame_;
-  frame_ = &frame;
-  // Its arguments come from the user, on any device.
-  for (size_t i = 0; i < fn->parameters.size(); ++i) {
-    const Parameter &p = fn->parameters[i];
-    if (i == 0 && !fn->is_staticmethod) {
-      Value self;
-      self.kind = Value::Kind::Self;
-      frame.env[p.name] = self;
-      continue;
-    }
-    frame.env[p.name] = input_for(p);
-  }
-  call_stack_.push_back(fn);
-  exec_block(fn->body);
-  call_stack_.pop_back();
-  frame_ = saved;
-}
-
 // `self._execution_device`, `self.device`, `self.vae.device`.
 std::optional<Value> Interpreter::pipeline_attribute(const Expr *e) {
   if (!frame_->pipeline)
