@@ -20,6 +20,22 @@ std::string shorten_snippet(std::string_view text, size_t width) {
   return out;
 }
 
+std::vector<std::string_view> annotation_names(std::string_view annotation) {
+  std::vector<std::string_view> names;
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i <= annotation.size(); ++i) {
+    char c = i < annotation.size() ? annotation[i] : ' ';
+    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    if (word && start == std::string_view::npos)
+      start = i;
+    if (!word && start != std::string_view::npos) {
+      names.push_back(annotation.substr(start, i - start));
+      start = std::string_view::npos;
+    }
+  }
+  return names;
+}
+
 std::vector<std::string> split_codes(std::string_view list) {
   std::vector<std::string> codes;
   std::string current;

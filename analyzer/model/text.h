@@ -19,6 +19,10 @@ inline bool ends_with(std::string_view text, std::string_view suffix) {
 // "DL001 DL002" (commas and blanks separate; empty items are dropped).
 std::vector<std::string> split_codes(std::string_view list);
 
+// The dotted names a type annotation is written with, in order: `Optional[typing.List[int]]`
+// gives Optional, typing.List, int; `LTX2DurationHead | None` gives LTX2DurationHead, None.
+std::vector<std::string_view> annotation_names(std::string_view annotation);
+
 // A source snippet on one line, at most 48 characters, for messages and fix titles.
 std::string shorten_snippet(std::string_view text, size_t width = 48);
 

@@ -50,10 +50,6 @@ std::shared_ptr<const std::vector<OriginSet>> joined_paths(const Value &a, const
   return paths;
 }
 
-} // namespace
-
-namespace {
-
 // Who added each element of a list: the append call, null for those it was made with.
 std::vector<const Expr *> element_sources(const Value &list) {
   if (list.appended_by)
@@ -62,6 +58,17 @@ std::vector<const Expr *> element_sources(const Value &list) {
 }
 
 } // namespace
+
+void add_appended_element(Value &list, const Expr *call, const Value &element, size_t max_origins) {
+  auto slot = std::find(list.appended_by->begin(), list.appended_by->end(), call);
+  if (slot == list.appended_by->end()) {
+    list.elements->push_back(element);
+    list.appended_by->push_back(call);
+  } else {
+    Value &held = (*list.elements)[static_cast<size_t>(slot - list.appended_by->begin())];
+    held = join(held, element, max_origins);
+  }
+}
 
 // A list on two paths, grown by appends on one or both (before and after a loop that appends
 // to it): the elements it was made with, joined, then one element per append call of either.
@@ -78,25 +85,14 @@ std::optional<Value> join_grown_lists(const Value &a, const Value &b, size_t max
     return std::nullopt;
   Value out = a;
   out.elements = std::make_shared<std::vector<Value>>();
-  auto by = std::make_shared<std::vector<const Expr *>>();
-  for (size_t i = 0; i < made_with; ++i) {
+  out.appended_by = std::make_shared<std::vector<const Expr *>>(made_with, nullptr);
+  for (size_t i = 0; i < made_with; ++i)
     out.elements->push_back(join((*a.elements)[i], (*b.elements)[i], max_origins));
-    by->push_back(nullptr);
-  }
   for (const auto *side : {&a, &b}) {
     const std::vector<const Expr *> &sources = side == &a ? from_a : from_b;
-    for (size_t i = made_with; i < sources.size(); ++i) {
-      auto slot = std::find(by->begin(), by->end(), sources[i]);
-      if (slot == by->end()) {
-        out.elements->push_back((*side->elements)[i]);
-        by->push_back(sources[i]);
-      } else {
-        Value &held = (*out.elements)[static_cast<size_t>(slot - by->begin())];
-        held = join(held, (*side->elements)[i], max_origins);
-      }
-    }
+    for (size_t i = made_with; i < sources.size(); ++i)
+      add_appended_element(out, sources[i], (*side->elements)[i], max_origins);
   }
-  out.appended_by = std::move(by);
   add_origins(out.origins, b.origins, max_origins);
   return out;
 }

@@ -64,6 +64,9 @@ bool same_origin(const Origin *a, const Origin *b);
 // Adds the origins of `from` not yet in `into`; a value keeps at most `max_origins`.
 void add_origins(OriginSet &into, const OriginSet &from, size_t max_origins);
 // The value at a control-flow join of two paths.
+// `element` appended to `list` (with `elements` and `appended_by` of its own) by `call`: a new
+// element, or joined into the one that call appended before (on an earlier pass of a loop).
+void add_appended_element(Value &list, const Expr *call, const Value &element, size_t max_origins);
 // Two paths of a list grown by `.append` (see Value::appended_by).
 std::optional<Value> join_grown_lists(const Value &a, const Value &b, size_t max_origins);
 Value join(const Value &a, const Value &b, size_t max_origins);

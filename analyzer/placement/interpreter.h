@@ -470,7 +470,10 @@ private:
   // A tensor on the device the pipeline's map dealt the component `label` starts with, or on
   // the device the running method moved the component to (`self.vae.to(x.device)`).
   Value component_tensor(std::string_view label, SourceRange range);
-  static std::string_view moved_component_key(std::string_view component);
+  // The environment entry holding where the running method moved a component (`self.vae.to(d)`).
+  std::string_view moved_component_key(std::string_view component);
+  // The components of the pipeline whose method is running, or null.
+  const PipelineComponents *running_pipeline() const;
   std::optional<Value> pipeline_attribute(const Expr *e);
   std::optional<Value> pipeline_call(const Expr *call);
   std::optional<Value> scheduler_call(const Expr *call, const Args &args);

@@ -4,7 +4,6 @@
 #include "placement/interpreter.h"
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -73,16 +72,7 @@ Value Interpreter::first_tensor(const Args &args) {
 // `int`, `float | None`, `Optional[int]`: Python's own numbers and strings, no tensor.
 bool Interpreter::python_number_annotation(std::string_view annotation) {
   bool any = false;
-  size_t start = std::string_view::npos;
-  for (size_t i = 0; i <= annotation.size(); ++i) {
-    char c = i < annotation.size() ? annotation[i] : ' ';
-    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    if (word && start == std::string_view::npos)
-      start = i;
-    if (word || start == std::string_view::npos)
-      continue;
-    std::string_view name = annotation.substr(start, i - start);
-    start = std::string_view::npos;
+  for (std::string_view name : annotation_names(annotation)) {
     if (name == "Optional" || name == "Union" || name == "None" || name == "typing.Optional" ||
         name == "typing.Union")
       continue;

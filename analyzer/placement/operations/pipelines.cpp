@@ -6,11 +6,11 @@
 // computes on the component's device and returns there. `_execution_device` is the device of the
 // first module component. The pipeline's own methods combine what they are given where it is.
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/text.h"
 #include "placement/interpreter.h"
 
 namespace devlint {
@@ -38,23 +38,6 @@ bool weightless_family(std::string_view annotation) {
     if (annotation.find(family) != std::string_view::npos)
       return true;
   return false;
-}
-
-// The names an annotation is made of: `LTX2DurationHead | None`, `Optional[CLIPVisionModel]`.
-std::vector<std::string_view> annotation_names(std::string_view annotation) {
-  std::vector<std::string_view> names;
-  size_t start = std::string_view::npos;
-  for (size_t i = 0; i <= annotation.size(); ++i) {
-    char c = i < annotation.size() ? annotation[i] : ' ';
-    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (word && start == std::string_view::npos)
-      start = i;
-    if (!word && start != std::string_view::npos) {
-      names.push_back(annotation.substr(start, i - start));
-      start = std::string_view::npos;
-    }
-  }
-  return names;
 }
 
 } // namespace
@@ -85,7 +68,7 @@ const Interpreter::PipelineComponents *Interpreter::pipeline_components(const Mo
     const ModuleClass *named = nullptr;
     bool plain_object = false;
     for (std::string_view name : annotation_names(annotation))
-      if (const ModuleClass *c = pkg_.find_class(name, cls.file)) {
+      if (const ModuleClass *c = pkg_.find_class(name.substr(name.rfind('.') + 1), cls.file)) {
         if (c->is_module)
           named = c;
         else
@@ -103,26 +86,26 @@ const Interpreter::PipelineComponents *Interpreter::pipeline_components(const Mo
   return &components;
 }
 
-bool Interpreter::is_component(std::string_view attr) const {
+const Interpreter::PipelineComponents *Interpreter::running_pipeline() const {
   if (!frame_->pipeline)
-    return false;
+    return nullptr;
   auto known = pipeline_components_.find(frame_->pipeline);
-  if (known == pipeline_components_.end())
-    return false;
-  for (std::string_view m : known->second.modules)
-    if (m == attr)
-      return true;
-  return false;
+  return known == pipeline_components_.end() ? nullptr : &known->second;
+}
+
+bool Interpreter::is_component(std::string_view attr) const {
+  const PipelineComponents *components = running_pipeline();
+  return components && std::find(components->modules.begin(), components->modules.end(), attr) !=
+                           components->modules.end();
 }
 
 std::string_view Interpreter::moved_component_key(std::string_view component) {
   // Not a Python name: no code can bind it.
-  return component.empty() ? component : component.substr(0, component.find('.'));
+  return intern("self." + std::string(component.substr(0, component.find('.'))) + " moved to");
 }
 
 Value Interpreter::component_tensor(std::string_view label, SourceRange range) {
-  auto moved =
-      frame_->env.find(intern("self." + std::string(moved_component_key(label)) + " moved to"));
+  auto moved = frame_->env.find(moved_component_key(label));
   if (moved != frame_->env.end())
     return as_tensor(moved->second);
   const Origin *o = make_origin(OriginKind::Child, label, range);
@@ -138,7 +121,7 @@ std::optional<Value> Interpreter::pipeline_attribute(const Expr *e) {
   if (is_name(object, "self")) {
     if (e->text != "_execution_device" && e->text != "device")
       return std::nullopt;
-    const PipelineComponents *components = pipeline_components(*frame_->pipeline);
+    const PipelineComponents *components = running_pipeline();
     if (!components || components->execution.empty())
       return Value::neutral();
     return device_of(component_tensor(components->execution, e->range));
@@ -170,10 +153,9 @@ std::optional<Value> Interpreter::pipeline_call(const Expr *call) {
   if (receiver->kind != ExprKind::Attribute || !is_name(receiver->operands[0], "self"))
     return std::nullopt;
   if (!is_component(receiver->text)) {
-    auto known = pipeline_components_.find(frame_->pipeline);
-    if (known == pipeline_components_.end() ||
-        std::find(known->second.schedulers.begin(), known->second.schedulers.end(),
-                  receiver->text) == known->second.schedulers.end())
+    const PipelineComponents *components = running_pipeline();
+    if (!components || std::find(components->schedulers.begin(), components->schedulers.end(),
+                                 receiver->text) == components->schedulers.end())
       return std::nullopt;
     Args args = eval_args(call);
     if (std::optional<Value> out = scheduler_call(call, args))
@@ -185,14 +167,13 @@ std::optional<Value> Interpreter::pipeline_call(const Expr *call) {
     return first_tensor(args);
   // `self.image_normalizer.to(x.device)`: the component is where the code put it from now on.
   if (leaf == "to" && !args.positional.empty() && args.positional[0].has_origins()) {
-    frame_->env[intern("self." + std::string(receiver->text) + " moved to")] = args.positional[0];
+    frame_->env[moved_component_key(receiver->text)] = args.positional[0];
     return Value::neutral();
   }
   // A method that says it returns no tensor (`predict_num_frames(...) -> int`).
-  auto known = pipeline_components_.find(frame_->pipeline);
-  if (known != pipeline_components_.end()) {
-    auto cls = known->second.classes.find(receiver->text);
-    if (cls != known->second.classes.end())
+  if (const PipelineComponents *components = running_pipeline()) {
+    auto cls = components->classes.find(receiver->text);
+    if (cls != components->classes.end())
       if (const FunctionDef *m = cls->second->find_method(leaf);
           m && !m->returns.empty() && !tensorish_annotation(m->returns))
         return Value::neutral();

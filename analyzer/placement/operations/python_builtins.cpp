@@ -121,22 +121,14 @@ void Interpreter::append_to_list(std::string_view name, const Value &added, cons
   // the image features another did, or with what the list was made with. Elements one call
   // appends are built alike: they stay one.
   if (call && list.kind == Value::Kind::Tuple && list.elements) {
-    auto elements = std::make_shared<std::vector<Value>>(*list.elements);
-    auto by = list.appended_by
-                  ? std::make_shared<std::vector<const Expr *>>(*list.appended_by)
-                  : std::make_shared<std::vector<const Expr *>>(elements->size(), nullptr);
+    updated.elements = std::make_shared<std::vector<Value>>(*list.elements);
+    updated.appended_by =
+        list.appended_by
+            ? std::make_shared<std::vector<const Expr *>>(*list.appended_by)
+            : std::make_shared<std::vector<const Expr *>>(list.elements->size(), nullptr);
     Value element = added;
     element.origins = appended;
-    auto slot = std::find(by->begin(), by->end(), call);
-    if (slot == by->end()) {
-      elements->push_back(element);
-      by->push_back(call);
-    } else {
-      Value &held = (*elements)[static_cast<size_t>(slot - by->begin())];
-      held = join(held, element);
-    }
-    updated.elements = std::move(elements);
-    updated.appended_by = std::move(by);
+    add_appended_element(updated, call, element, limits_.max_origins);
   }
   list = updated;
 }
