@@ -97,15 +97,23 @@ expect out "All checks passed!"
 if grep -q DL003 "$tmp/out"; then echo "FAIL: the loss shares cuda:0 with the head under that map"; fail=1; fi
 run 1 "check --min-level error keeps errors" -- "$devlint" check --no-cache --isolated --min-level error "$glm"
 run 2 "check with a bad --max-memory" -- "$devlint" check --no-cache --isolated --max-memory 0=x "$glm"
-# Models that refuse string maps (ChatGLM-6B's first release: no _no_split_modules) are split by
-# hand-written maps: --hand-made-maps (or hand-made-maps = true, as the fixture's devlint.toml
-# says) checks them, sites only a split separates as warnings.
+# Models that refuse string maps (ChatGLM-6B's first release: no _no_split_modules, under the
+# transformers 4 it pins, whose dist-info the fixture's site/ holds) are split by hand-written
+# maps: --hand-made-maps (or hand-made-maps = true, as the fixture's devlint.toml says) checks
+# them, sites only a split separates as warnings.
 hand="$root/fixtures/devmap/chatglm6b_hand_map"
 run 1 "refusing model, default: only what fails on one GPU" -- "$devlint" check --no-cache --isolated \
-  --output-format concise "$hand"
+  --search-path "$hand/site" --output-format concise "$hand"
 expect out "modeling_chatglm.py:141:30: DL005 "
 if grep -q "DL00[236]" "$tmp/out"; then echo "FAIL: split-only sites reported without --hand-made-maps"; fail=1; fi
-run 1 "--hand-made-maps" -- "$devlint" check --no-cache --isolated --hand-made-maps --output-format json "$hand"
+# transformers 5 refuses no string map: the same model loads with an empty list, split anywhere,
+# and the balanced maps rank its sites.
+run 1 "transformers 5: a model without a list is split by device_map=\"auto\"" -- "$devlint" check \
+  --no-cache --isolated --output-format concise "$hand"
+expect out "modeling_chatglm.py:51:18: DL006 \`.masked_fill\`"
+expect out "4 at level error, 1 at level warning"
+run 1 "--hand-made-maps" -- "$devlint" check --no-cache --isolated --search-path "$hand/site" \
+  --hand-made-maps --output-format json "$hand"
 python3 - "$tmp/out" <<'PY' || fail=1
 import json, sys
 got = {(f["location"]["row"], f["code"], f["level"]) for f in json.load(open(sys.argv[1]))}

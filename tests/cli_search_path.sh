@@ -160,8 +160,11 @@ run 1 "warm run, nothing new" -- \
 grep -q MARKED-CACHE-ENTRY "$tmp/out" || { echo "FAIL: the warm run did not use the cache"; fail=1; }
 mkdir -p first/fakelib
 printf 'class TinyPreTrainedModel:\n    pass\n' >first/fakelib/__init__.py
-run 0 "a new shadowing module re-analyzes" -- \
+# The shadowing base declares no list: transformers 5 (none installed) loads the model with an
+# empty one, so a balanced map may cut anywhere, and the findings say so.
+run 1 "a new shadowing module re-analyzes" -- \
   "$devlint" check --isolated --search-path first --search-path site2 --output-format json "$model"
 grep -q MARKED-CACHE-ENTRY "$tmp/out" && { echo "FAIL: stale entry despite a shadowing module"; fail=1; }
+grep -q 'empty _no_split_modules' "$tmp/out" || { echo "FAIL: the shadowing base's empty list not used"; fail=1; }
 
 exit $fail

@@ -114,6 +114,7 @@ class AudioModel(AudioPre):
   for (bool hand_made : {false, true}) {
     PackageOverrides overrides;
     overrides.hand_made_maps = hand_made;
+    overrides.transformers_major = [] { return 4; };
     auto pkg = build_package({syntax[0].get(), syntax[1].get(), syntax[2].get()}, overrides);
     const ModuleClass *audio = pkg->find_class("AudioLayer");
     ASSERT_NE(audio, nullptr);
@@ -122,6 +123,16 @@ class AudioModel(AudioPre):
     PlacementModel placement(*pkg);
     EXPECT_EQ(placement.facts(audio).may_split, hand_made);
   }
+  // transformers 5 refuses nothing: the audio model loads with an empty list, split anywhere.
+  PackageOverrides overrides;
+  overrides.transformers_major = [] { return 5; };
+  auto pkg = build_package({syntax[0].get(), syntax[1].get(), syntax[2].get()}, overrides);
+  const ModuleClass *audio = pkg->find_class("AudioLayer");
+  ASSERT_NE(audio, nullptr);
+  EXPECT_FALSE(audio->scope->refuses_string_maps);
+  EXPECT_TRUE(audio->scope->splits_anywhere);
+  EXPECT_FALSE(pkg->find_class("Layer")->scope->splits_anywhere);
+  EXPECT_TRUE(PlacementModel(*pkg).facts(audio).may_split);
 }
 
 TEST(Placement, ClassOnlyInsideNoSplitClassIsNeverSplit) {

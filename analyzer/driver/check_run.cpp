@@ -75,8 +75,18 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
                                    std::vector<Diagnostic> *diagnostics,
                                    ExternalClassResolver *external_classes, SessionCache *session) {
   std::unordered_set<const SourceFile *> reported_set(reported.begin(), reported.end());
+  // The installed transformers, read once and only when a rule asks (its dist-info on the
+  // search paths).
+  auto version = std::make_shared<std::optional<TransformersVersion>>();
+  auto installed = [&options, version]() -> const TransformersVersion & {
+    if (!*version)
+      *version =
+          installed_transformers_version(options.search_paths, options.search_python_environment);
+    return **version;
+  };
   PackageOverrides overrides = options.overrides;
   overrides.external_classes = external_classes;
+  overrides.transformers_major = [installed] { return installed().major; };
   auto package = build_package(files, overrides);
   PlacementModel placement(*package);
   SiteChecker checker(
@@ -86,13 +96,6 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
   std::vector<Finding> findings = checker.take_findings();
   if (!files.empty() && files.front()->source) {
     PlacementSettings settings = options.placement;
-    auto version = std::make_shared<std::optional<TransformersVersion>>();
-    auto installed = [&options, version]() -> const TransformersVersion & {
-      if (!*version)
-        *version =
-            installed_transformers_version(options.search_paths, options.search_python_environment);
-      return **version;
-    };
     settings.transformers_major = [installed] { return installed().major; };
     settings.transformers_minor = [installed] {
       const std::string &v = installed().version;

@@ -194,9 +194,10 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
         options.search_paths, options.search_python_environment);
     overrides.external_classes = setup->external_classes.get();
   }
-  setup->package = build_package(files, overrides);
   setup->transformers =
       installed_transformers_version(options.search_paths, options.search_python_environment);
+  overrides.transformers_major = [major = setup->transformers.major] { return major; };
+  setup->package = build_package(files, overrides);
   finish(*setup, *setup->package, directory, options, library_config_files);
   return setup;
 }

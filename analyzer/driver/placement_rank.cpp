@@ -151,7 +151,16 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     // input_group); a helper method's argument is what its caller passed.
     if (unit_path.empty() || on_first_chain(tree, unit_path))
       return main_device(map);
-    return map.devices_under(unit_path); // split: they arrive from wherever the caller was
+    // A split module has no hook: its inputs arrive where its caller left them, which is where
+    // the module run just before it put its output (layer i-1's last part for layer i). The
+    // map lists modules in registration order, so that is the entry before its own first.
+    for (size_t i = 1; i < map.entries.size(); ++i) {
+      const std::string &key = map.entries[i].first;
+      if (key == unit_path || (key.size() > unit_path.size() && key[unit_path.size()] == '.' &&
+                               key.compare(0, unit_path.size(), unit_path) == 0))
+        return {map.entries[i - 1].second};
+    }
+    return map.devices_under(unit_path);
   }
   case OriginKind::Skip:
   default:
@@ -292,9 +301,31 @@ bool load_map(const std::string &spec, const Package &package, const ModelSetup 
 
 } // namespace
 
-void place_findings(std::vector<Finding> &findings, const Package &package,
-                    const std::string &directory, const PlacementSettings &settings,
-                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
+namespace {
+
+// Findings no simulation placed, in a model that keeps nothing whole (ModelScope::
+// splits_anywhere): a balanced map of 2-8 GPUs cuts at 1-7 of its many leaf boundaries, which
+// is no evidence that one cuts at this site, so they are warnings.
+void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &package,
+                                 const PlacementSettings &settings) {
+  if (!settings.device_map.empty() || settings.narrowed())
+    return;
+  for (Finding &f : findings) {
+    if (f.unit_class.empty() || f.operand_origins.size() < 2 || !f.placement.empty())
+      continue;
+    const ModuleClass *cls = package.find_class(f.unit_class);
+    if (!cls || !cls->scope || !cls->scope->splits_anywhere)
+      continue;
+    f.level = FindingLevel::Warning;
+    f.placement = "transformers 5 loads this model with an empty _no_split_modules, so a balanced "
+                  "map may cut between any two of its layers; devlint could not size the model "
+                  "to tell whether one cuts here";
+  }
+}
+
+void place_with_simulations(std::vector<Finding> &findings, const Package &package,
+                            const std::string &directory, const PlacementSettings &settings,
+                            std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
   auto simulated = [memo](const ModuleTree &tree, const SimulationRequest &request) {
     return memo ? memo->map_for(tree, request) : simulate_device_map(tree, request).map;
   };
@@ -445,6 +476,17 @@ void place_findings(std::vector<Finding> &findings, const Package &package,
     kept.push_back(std::move(f));
   }
   findings = std::move(kept);
+}
+
+} // namespace
+
+void place_findings(std::vector<Finding> &findings, const Package &package,
+                    const std::string &directory, const PlacementSettings &settings,
+                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
+  if (!settings.enabled || findings.empty())
+    return;
+  place_with_simulations(findings, package, directory, settings, diagnostics, memo);
+  rank_unsized_split_anywhere(findings, package, settings);
 }
 
 } // namespace devlint

@@ -384,6 +384,8 @@ void PackageBuilder::classify() {
       // for a model whose `_no_split_modules` is unset (ModelMixin._get_no_split_modules).
       if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "ModelMixin")
         cls->is_pretrained_model = true;
+      if (leaf_of(b) == "ModelMixin")
+        cls->diffusers_model = true;
     }
   }
   for (size_t round = 0; round < pkg_.classes.size() + 1; ++round) {
@@ -394,6 +396,8 @@ void PackageBuilder::classify() {
           cls->is_module = changed = true;
         if (b->is_pretrained_model && !cls->is_pretrained_model)
           cls->is_pretrained_model = changed = true;
+        if (b->diffusers_model && !cls->diffusers_model)
+          cls->diffusers_model = changed = true;
         if (b->has_builtin_parameters && !cls->has_builtin_parameters)
           cls->has_builtin_parameters = changed = true;
         if (b->norm_layer_base && !cls->norm_layer_base)

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "model/package_builder.h"
+#include "model/text.h"
 
 namespace devlint {
 namespace {
@@ -33,6 +34,10 @@ struct GroupFacts {
   bool declared_in_package = false; // a class of the group declares _no_split_modules itself
   bool declares = false;            // ... or a transformers base it builds on does
   bool has_pretrained_model = false;
+  bool has_diffusers_model = false; // a ModelMixin, which refuses string maps without a list
+  // A model class built on a PreTrainedModel from outside the package whose source was not found:
+  // whether it declares a list is unknown, so it is not taken to declare none.
+  bool unknown_base = false;
   bool explicit_placement = false; // LibTorch code placed by explicit moves
 };
 
@@ -138,6 +143,13 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     g.declares |= cls->declares_no_split;
     g.declared_in_package |= cls->declares_no_split;
     g.has_pretrained_model |= cls->is_pretrained_model;
+    g.has_diffusers_model |= cls->diffusers_model;
+    if (!cls->external)
+      for (const Expr *b : cls->def->bases) {
+        std::string_view leaf = leaf_of(b);
+        g.unknown_base |= leaf != "PreTrainedModel" && ends_with(leaf, "PreTrainedModel") &&
+                          !package.find_class(leaf);
+      }
     for (const std::string &n : cls->no_split_modules)
       add_unique(g.no_split_modules, g.no_split_set, n);
     for (const std::string &k : cls->skip_keys) {
@@ -178,6 +190,16 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     }
   };
   std::map<std::pair<std::vector<size_t>, Refusals>, ModelScope *> scope_of_groups;
+  // transformers 5 refuses no string map: post_init makes `_no_split_modules` the set of the
+  // model's and its PreTrainedModel children's lists, however empty, and _get_device_map
+  // (integrations/accelerate.py) passes it on as is. 4.x raises for a model whose list is None
+  // (from_pretrained), as diffusers' ModelMixin does in every version.
+  std::optional<int> major;
+  auto transformers_major = [&] {
+    if (!major)
+      major = overrides.transformers_major ? overrides.transformers_major() : 5;
+    return *major;
+  };
   auto scope_for = [&](std::vector<size_t> roots, Refusals refusals = {}) {
     std::sort(roots.begin(), roots.end());
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
@@ -186,7 +208,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       return it->second;
     package.scopes.push_back(std::make_unique<ModelScope>());
     ModelScope *scope = it->second = package.scopes.back().get();
-    bool declares = false, explicit_placement = false;
+    bool declares = false, explicit_placement = false, diffusers = false, unknown_base = false;
     for (size_t r : roots) {
       const GroupFacts &g = facts[r];
       for (const std::string &n : g.no_split_modules)
@@ -200,10 +222,16 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       scope->has_pretrained_model |= g.has_pretrained_model;
       declares |= g.declares;
       explicit_placement |= g.explicit_placement;
+      diffusers |= g.has_diffusers_model;
+      unknown_base |= g.unknown_base;
     }
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
     scope->refuses_string_maps = !explicit_placement && scope->has_pretrained_model && !declares &&
-                                 overrides.extra_no_split_modules.empty();
+                                 overrides.extra_no_split_modules.empty() &&
+                                 (diffusers || unknown_base || transformers_major() < 5);
+    scope->splits_anywhere = !explicit_placement && scope->has_pretrained_model && !declares &&
+                             overrides.extra_no_split_modules.empty() &&
+                             !scope->refuses_string_maps;
     // No PreTrainedModel (or ModelMixin) at all: nothing loads these modules with
     // device_map="auto"; only the user's own accelerate calls (infer_auto_device_map and
     // dispatch_model, with a no-split list of their choosing) could split them, a hand-made map.

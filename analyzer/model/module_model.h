@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ struct ModelScope {
   // it (--hand-made-maps: then supports_device_map is true and refuses_string_maps says why).
   bool supports_device_map = true;
   bool refuses_string_maps = false;
+  // The same model under transformers 5, which refuses nothing: it loads with an empty list, so a
+  // balanced map may cut between any two of its leaves.
+  bool splits_anywhere = false;
   // Every model that builds the class declares no `_no_split_modules` through its own class and
   // bases, though another model of its files does (EvaCLIPModel beside EvaCLIPTextModel), or
   // holds a nested PreTrainedModel that declares none (InternVL's vision model in its root).
@@ -145,6 +149,7 @@ struct ModuleClass {
   std::vector<const ModuleClass *> bases; // bases defined in the package
   bool is_module = false;                 // an nn.Module (directly or through bases)
   bool is_pretrained_model = false;       // a PreTrainedModel subclass
+  bool diffusers_model = false;           // ... through diffusers' ModelMixin
   bool has_builtin_parameters = false;    // subclasses nn.Linear, nn.Embedding, ...
   bool norm_layer_base = false;           // subclasses nn.LayerNorm, nn.RMSNorm or nn.GroupNorm
   // Calls a module its constructor was handed (`self.conv_encoder = conv_encoder`, then
@@ -227,6 +232,10 @@ struct PackageOverrides {
   // Classes imported from outside the package, read from the search paths (null: none; the
   // built-in summary of transformers still applies).
   ExternalClassResolver *external_classes = nullptr;
+  // The major version of the transformers the user has (unset: the newest devlint knows), asked
+  // only for a model that declares no `_no_split_modules`: 4.x refuses string maps for it, 5.x
+  // does not.
+  std::function<int()> transformers_major;
 };
 
 std::unique_ptr<Package> build_package(const std::vector<const SyntaxFile *> &files,
