@@ -87,22 +87,27 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
   }
   setup.siblings = find_sibling_models(directory, texts);
   std::vector<const SyntaxFile *> config_files;
-  // transformers' backbone helpers (`from ...backbone_utils import load_backbone,
-  // consolidate_backbone_kwargs_to_config`, BackboneMixin): run from the tree as a library file,
-  // as the packages of the backbones they build are.
-  bool uses_backbone_helpers =
-      std::any_of(texts.begin(), texts.end(),
-                  [](const std::string &t) {
-                    return t.find("backbone_utils import") != std::string::npos;
-                  }) ||
-      std::any_of(setup.sources.begin(), setup.sources.end(), [](const auto &source) {
-        return source->text.find("backbone_utils import") != std::string::npos;
-      });
-  if (setup.siblings.in_transformers_tree && uses_backbone_helpers) {
+  // transformers' own helper modules a model runs while it is built, read from the tree as
+  // library files, as the packages of the sub-models it builds are: the backbone helpers
+  // (`from ...backbone_utils import load_backbone`, BackboneMixin) and the rotary embeddings'
+  // initializers (`ROPE_INIT_FUNCTIONS[self.rope_type](config, device)` gives `inv_freq`).
+  static const char *const kTreeHelpers[][2] = {
+      {"backbone_utils.py", "backbone_utils import"},
+      {"modeling_rope_utils.py", "ROPE_INIT_FUNCTIONS"},
+  };
+  for (const auto &[file, marker] : kTreeHelpers) {
+    auto mentions = [marker = std::string_view(marker)](std::string_view text) {
+      return text.find(marker) != std::string_view::npos;
+    };
+    bool used = std::any_of(texts.begin(), texts.end(), mentions) ||
+                std::any_of(setup.sources.begin(), setup.sources.end(),
+                            [&](const auto &source) { return mentions(source->text); });
+    if (!setup.siblings.in_transformers_tree || !used)
+      continue;
     std::error_code ec;
     // DIRECTORY is TREE/models/<model>, as find_sibling_models found it.
-    fs::path helpers = fs::weakly_canonical(fs::path(directory), ec).parent_path().parent_path() /
-                       "backbone_utils.py";
+    fs::path helpers =
+        fs::weakly_canonical(fs::path(directory), ec).parent_path().parent_path() / file;
     Diagnostic d;
     if (!ec && fs::is_regular_file(helpers, ec))
       if (auto source = read_source_file(helpers.string(), kMaxInputBytes, d)) {

@@ -1,6 +1,9 @@
 // Calls: arguments, package functions and classes, torch and other namespaces, builtins.
 #include "simulation/evaluator.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace devlint::simulation {
 
 Arguments Evaluator::eval_arguments(const Expr *call, Frame &frame) {
@@ -257,6 +260,37 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (starts_with(name, kOtherModelConfiguration))
     return configuration_of_other_model(std::string(name.substr(kOtherModelConfiguration.size())),
                                         a);
+  // The math module on numbers (a configuration's sizes and a rotary embedding's correction range
+  // go through math.log, math.floor, math.ceil).
+  if (starts_with(name, "math.") && !a.positional.empty() &&
+      std::all_of(a.positional.begin(), a.positional.end(),
+                  [](const Value &v) { return v.is_number(); })) {
+    double x = a.positional[0].as_real();
+    auto real = [](double r) {
+      return std::isfinite(r) ? Value::real_value(r) : Value::unknown("math domain");
+    };
+    auto integral = [](double r) {
+      auto n = checked::from_real(r);
+      return n ? Value::integer_value(*n) : Value::unknown("math domain");
+    };
+    if (a.positional.size() == 1) {
+      if (leaf == "floor")
+        return integral(std::floor(x));
+      if (leaf == "ceil")
+        return integral(std::ceil(x));
+      if (leaf == "sqrt" && x >= 0)
+        return real(std::sqrt(x));
+      if (leaf == "exp")
+        return real(std::exp(x));
+      if ((leaf == "log" || leaf == "log2" || leaf == "log10") && x > 0)
+        return real(leaf == "log" ? std::log(x) : leaf == "log2" ? std::log2(x) : std::log10(x));
+    }
+    if (a.positional.size() == 2 && leaf == "log" && x > 0 && a.positional[1].as_real() > 0 &&
+        a.positional[1].as_real() != 1)
+      return real(std::log(x) / std::log(a.positional[1].as_real()));
+    if (a.positional.size() == 2 && leaf == "pow")
+      return real(std::pow(x, a.positional[1].as_real()));
+  }
   // torch tensor constructors
   // torch.normal(mean, std, size=...) with numbers: a tensor of that size (its other forms take
   // the shape of tensor arguments).
@@ -403,6 +437,37 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     Value t = tensor_like(a.positional[0], a.positional[0].numel);
     t.dims = a.positional[0].dims;
     return t;
+  }
+  // torch.where(cond, a, b), torch.maximum(a, b): elementwise over their broadcast tensors. Where
+  // every tensor argument has one shape (scalars broadcast to it), the result has that shape.
+  if ((name == "torch.where" && a.positional.size() == 3) ||
+      ((name == "torch.maximum" || name == "torch.minimum") && a.positional.size() == 2)) {
+    const Value *shape = nullptr;
+    bool same = true;
+    for (size_t i = 0; i < a.positional.size(); ++i) {
+      const Value &v = a.positional[i];
+      if (!v.is(Kind::Tensor)) {
+        same = same && (v.is(Kind::Int) || v.is(Kind::Float) || v.is(Kind::Bool));
+        continue;
+      }
+      if (!v.numel) {
+        same = false;
+      } else if (!shape) {
+        shape = &v;
+      } else if (*shape->numel != *v.numel || shape->dims != v.dims) {
+        same = false;
+      }
+    }
+    // The values' dtype, not the condition's (a boolean mask).
+    const Value *values = name == "torch.where" ? nullptr : shape;
+    for (size_t i = name == "torch.where" ? 1 : 0; i < a.positional.size() && !values; ++i)
+      if (a.positional[i].is(Kind::Tensor))
+        values = &a.positional[i];
+    if (same && shape && values) {
+      Value t = tensor_like(*values, shape->numel);
+      t.dims = shape->dims;
+      return t;
+    }
   }
   if (leaf == "ones_like" || leaf == "zeros_like" || leaf == "empty_like") {
     if (!a.positional.empty() && a.positional[0].is(Kind::Tensor))

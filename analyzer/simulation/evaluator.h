@@ -135,6 +135,9 @@ private:
   std::unordered_map<std::string, ClassRef> classes_;
   std::unordered_map<const SyntaxFile *, std::unordered_map<std::string, const Expr *>> globals_;
   std::unordered_map<const SyntaxFile *, std::unordered_map<std::string, std::string>> imports_;
+  // The module each name of a `from MODULE import NAME` came from, per file.
+  std::unordered_map<const SyntaxFile *, std::unordered_map<std::string, std::string>>
+      import_modules_;
   std::unordered_map<std::string, std::pair<const FunctionDef *, const SyntaxFile *>> functions_;
   std::map<std::pair<const SyntaxFile *, std::string>, Value> global_cache_;
   std::unordered_map<const ModuleNode *, std::map<std::string, Value>> module_attrs_;
@@ -236,6 +239,11 @@ private:
   // ---- names ----
 
   Value lookup(const std::string &name, const Frame &frame);
+  // A module-level value of `file`, evaluated once.
+  Value global_value(const SyntaxFile *file, const std::string &name, const Expr *value);
+  // `name` assigned at module level in an indexed file of the module `module` names
+  // (`from ...modeling_rope_utils import ROPE_INIT_FUNCTIONS`), if any.
+  std::optional<Value> imported_global(const std::string &module, const std::string &name);
 
   // ---- expressions ----
 

@@ -169,6 +169,8 @@ void Evaluator::index_file(const SyntaxFile *f) {
     std::string full =
         i.name.empty() ? std::string(i.module) : std::string(i.module) + "." + std::string(i.name);
     imp[std::string(i.local_name)] = i.name.empty() ? full : std::string(i.name);
+    if (!i.name.empty())
+      import_modules_[f][std::string(i.local_name)] = std::string(i.module);
     if (i.module == "torch" && i.name == "nn")
       imp[std::string(i.local_name)] = "nn";
     // `from copy import deepcopy` is copy.deepcopy (a standard library function, known by its
@@ -446,6 +448,10 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
     break;
   }
   case Kind::Namespace:
+    if (obj.text == "math" && (name == "pi" || name == "e" || name == "tau")) {
+      constexpr double kPi = 3.14159265358979323846, kE = 2.71828182845904523536;
+      return Value::real_value(name == "pi" ? kPi : name == "e" ? kE : 2 * kPi);
+    }
     return Value::ns(obj.text + "." + name);
   case Kind::Class: {
     auto cls = find_class(obj.class_def->name);
@@ -480,6 +486,41 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
   return m;
 }
 
+Value Evaluator::global_value(const SyntaxFile *file, const std::string &name, const Expr *value) {
+  auto key = std::make_pair(file, name);
+  auto cached = global_cache_.find(key);
+  if (cached != global_cache_.end())
+    return cached->second;
+  if (!value)
+    return Value::unknown("`" + name + "` is not defined");
+  global_cache_[key] = Value::unknown("recursive global");
+  Frame global;
+  global.file = file;
+  Value v = eval(value, global);
+  global_cache_[key] = v;
+  return v;
+}
+
+std::optional<Value> Evaluator::imported_global(const std::string &module,
+                                                const std::string &name) {
+  std::string_view stem = module;
+  if (size_t dot = stem.find_last_of('.'); dot != std::string_view::npos)
+    stem = stem.substr(dot + 1);
+  if (stem.empty())
+    return std::nullopt;
+  for (const auto &[file, names] : globals_) {
+    auto it = names.find(name);
+    if (it == names.end() || !it->second || !file->source)
+      continue;
+    std::string_view path = file->source->path;
+    std::string_view base = path.substr(path.find_last_of('/') + 1);
+    if (base.size() == stem.size() + 3 && base.substr(0, stem.size()) == stem &&
+        base.substr(stem.size()) == ".py")
+      return global_value(file, name, it->second);
+  }
+  return std::nullopt;
+}
+
 Value Evaluator::lookup(const std::string &name, const Frame &frame) {
   auto local = frame.locals.find(name);
   if (local != frame.locals.end())
@@ -487,20 +528,8 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
   if (frame.file) {
     auto &g = globals_[frame.file];
     auto it = g.find(name);
-    if (it != g.end()) {
-      auto key = std::make_pair(frame.file, name);
-      auto cached = global_cache_.find(key);
-      if (cached != global_cache_.end())
-        return cached->second;
-      if (!it->second)
-        return Value::unknown("`" + name + "` is not defined");
-      global_cache_[key] = Value::unknown("recursive global");
-      Frame global;
-      global.file = frame.file;
-      Value v = eval(it->second, global);
-      global_cache_[key] = v;
-      return v;
-    }
+    if (it != g.end())
+      return global_value(frame.file, name, it->second);
   }
   if (auto cls = find_class(name)) {
     Value v;
@@ -532,6 +561,10 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
           return Value::dict_of(std::move(items));
         }
       }
+      auto module = import_modules_[frame.file].find(name);
+      if (module != import_modules_[frame.file].end())
+        if (auto v = imported_global(module->second, it->second))
+          return *v;
       return Value::ns(it->second);
     }
   }

@@ -189,6 +189,8 @@ Value Evaluator::eval(const Expr *e, Frame &frame) {
     }
     if (e->text == "+")
       return v;
+    if (e->text == "~" && v.is(Kind::Tensor)) // elementwise: same shape
+      return v;
     return Value::unknown("unary `" + std::string(e->text) + "`");
   }
   case ExprKind::BoolOp: {
@@ -662,6 +664,14 @@ Value Evaluator::compare(const std::string &op, const Value &a, const Value &rig
     if (!found)
       return Value::unknown("membership");
     return Value::boolean(op == "in" ? *found : !*found);
+  }
+  // Elementwise on tensors: a boolean tensor of the broadcast size (wavelen > low_freq_wavelen).
+  if ((a.is(Kind::Tensor) || b.is(Kind::Tensor)) &&
+      (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=")) {
+    Value r = binary(op, a, b);
+    r.integer_dtype = true;
+    r.element_bytes = 1;
+    return r;
   }
   if (op == "==" || op == "!=") {
     auto eq = equal(a, b);
