@@ -74,6 +74,30 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
   simulate_model(setup, package, inputs, request);
 }
 
+// transformers' own helper modules a model runs while it is built, read from the tree as
+// library files when the package's text mentions their marker: the backbone helpers
+// (`from ...backbone_utils import load_backbone`, BackboneMixin) and the rotary embeddings'
+// initializers (`ROPE_INIT_FUNCTIONS[self.rope_type](config, device)` gives `inv_freq`).
+constexpr const char *kTreeHelpers[][2] = {
+    {"backbone_utils.py", "backbone_utils import"},
+    {"modeling_rope_utils.py", "ROPE_INIT_FUNCTIONS"},
+};
+
+// The modeling (PyTorch) and configuration files of a sibling package, sorted.
+std::vector<fs::path> sibling_model_files(const std::string &sibling) {
+  std::vector<fs::path> paths;
+  std::error_code ec;
+  for (fs::directory_iterator it(sibling, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    bool modeling = name.rfind("modeling_", 0) == 0 && name.rfind("modeling_tf_", 0) != 0 &&
+                    name.rfind("modeling_flax_", 0) != 0;
+    if (it->path().extension() == ".py" && (modeling || name.rfind("configuration_", 0) == 0))
+      paths.push_back(it->path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
 // Within transformers' own tree, the packages of the models the configuration names: their
 // modeling files become library files of the package, their configuration classes join the
 // package's (model_setup_siblings.h). Returns the configuration files read.
@@ -87,14 +111,8 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
   }
   setup.siblings = find_sibling_models(directory, texts);
   std::vector<const SyntaxFile *> config_files;
-  // transformers' own helper modules a model runs while it is built, read from the tree as
-  // library files, as the packages of the sub-models it builds are: the backbone helpers
-  // (`from ...backbone_utils import load_backbone`, BackboneMixin) and the rotary embeddings'
-  // initializers (`ROPE_INIT_FUNCTIONS[self.rope_type](config, device)` gives `inv_freq`).
-  static const char *const kTreeHelpers[][2] = {
-      {"backbone_utils.py", "backbone_utils import"},
-      {"modeling_rope_utils.py", "ROPE_INIT_FUNCTIONS"},
-  };
+  // transformers' helper modules (kTreeHelpers), read as library files like the packages of the
+  // sub-models the model builds.
   for (const auto &[file, marker] : kTreeHelpers) {
     auto mentions = [marker = std::string_view(marker)](std::string_view text) {
       return text.find(marker) != std::string_view::npos;
@@ -117,17 +135,7 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
       }
   }
   for (const std::string &sibling : setup.siblings.directories) {
-    std::vector<fs::path> paths;
-    std::error_code ec;
-    for (fs::directory_iterator it(sibling, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      bool modeling = name.rfind("modeling_", 0) == 0 && name.rfind("modeling_tf_", 0) != 0 &&
-                      name.rfind("modeling_flax_", 0) != 0;
-      if (it->path().extension() == ".py" && (modeling || name.rfind("configuration_", 0) == 0))
-        paths.push_back(it->path());
-    }
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path &p : paths) {
+    for (const fs::path &p : sibling_model_files(sibling)) {
       Diagnostic d;
       auto source = read_source_file(p.string(), kMaxInputBytes, d);
       if (!source)
@@ -144,6 +152,52 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
 }
 
 } // namespace
+
+bool builds_from_transformers_tree(const Package &package, const std::string &directory) {
+  std::error_code ec;
+  fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
+                      .parent_path()
+                      .parent_path();
+  if (ec || !fs::is_directory(tree / "models" / "auto", ec))
+    return false;
+  for (const SyntaxFile *file : package.files)
+    for (const auto &helper : kTreeHelpers)
+      if (file->source && file->source->text.find(helper[1]) != std::string::npos)
+        return true;
+  std::vector<std::string> texts;
+  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
+    std::string why;
+    if (auto text = read_regular_file(path, kMaxInputBytes, why))
+      texts.push_back(*text);
+  }
+  return !find_sibling_models(directory, texts).directories.empty();
+}
+
+std::vector<std::string> transformers_tree_inputs(const std::string &directory) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
+                      .parent_path()
+                      .parent_path();
+  if (ec || !fs::is_directory(tree / "models" / "auto", ec))
+    return out;
+  std::vector<std::string> texts;
+  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
+    std::string why;
+    if (auto text = read_regular_file(path, kMaxInputBytes, why))
+      texts.push_back(*text);
+  }
+  SiblingModels siblings = find_sibling_models(directory, texts);
+  if (!siblings.in_transformers_tree)
+    return out;
+  for (const std::string &sibling : siblings.directories)
+    for (const fs::path &p : sibling_model_files(sibling))
+      out.push_back(p.string());
+  for (const auto &helper : kTreeHelpers)
+    if (fs::is_regular_file(tree / helper[0], ec))
+      out.push_back((tree / helper[0]).string());
+  return out;
+}
 
 ModelInputPaths model_input_paths(const std::string &directory, const std::string &model_config) {
   ModelInputPaths paths;

@@ -35,6 +35,14 @@ struct ModelInputPaths {
   std::string config_json;
 };
 ModelInputPaths model_input_paths(const std::string &directory, const std::string &model_config);
+// Inside transformers' own source tree: the other files a model of `directory` is built from
+// (the packages its configuration names, the tree's helper modules), which the placement ranking
+// reads; empty elsewhere. The result cache keys a check's results by them too.
+std::vector<std::string> transformers_tree_inputs(const std::string &directory);
+// Whether a model of `package` (in `directory`) builds other packages' models of transformers'
+// tree or runs its helper modules: then load_model_setup reads what model_setup_for_package,
+// which knows the package alone, cannot.
+bool builds_from_transformers_tree(const Package &package, const std::string &directory);
 
 // The simulated model with the files it was built from (the simulation refers to them).
 struct ModelSetup : SimulatedModel {

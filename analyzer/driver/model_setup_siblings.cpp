@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -134,16 +136,39 @@ SiblingModels find_sibling_models(const std::string &directory,
   fs::path auto_dir = models / "auto";
   if (!fs::is_directory(auto_dir, ec) || own == auto_dir)
     return out;
-  std::vector<std::string> texts;
-  for (fs::directory_iterator it(auto_dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".py")
-      texts.push_back(read_text(it->path()));
-  std::map<std::string, std::string> config_classes = mapping(texts, "CONFIG_MAPPING_NAMES");
+  // One tree's auto tables serve every model of it: read once per run (a whole tree is checked
+  // package by package).
+  struct AutoTables {
+    std::map<std::string, std::string> config_classes, special;
+    AutoModelClasses auto_classes;
+  };
+  static std::mutex memo_mutex;
+  static std::map<fs::path, std::shared_ptr<const AutoTables>> memo;
+  std::shared_ptr<const AutoTables> tables;
+  {
+    std::lock_guard<std::mutex> lock(memo_mutex);
+    auto found = memo.find(auto_dir);
+    if (found != memo.end())
+      tables = found->second;
+  }
+  if (!tables) {
+    std::vector<std::string> texts;
+    for (fs::directory_iterator it(auto_dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".py")
+        texts.push_back(read_text(it->path()));
+    auto read = std::make_shared<AutoTables>();
+    read->config_classes = mapping(texts, "CONFIG_MAPPING_NAMES");
+    read->special = mapping(texts, "SPECIAL_MODEL_TYPE_TO_MODULE_NAME");
+    read->auto_classes = auto_model_classes(texts);
+    std::lock_guard<std::mutex> lock(memo_mutex);
+    tables = memo.emplace(auto_dir, std::move(read)).first->second;
+  }
+  const std::map<std::string, std::string> &config_classes = tables->config_classes;
   if (config_classes.empty())
     return out;
   out.in_transformers_tree = true;
-  std::map<std::string, std::string> special = mapping(texts, "SPECIAL_MODEL_TYPE_TO_MODULE_NAME");
-  out.auto_classes = auto_model_classes(texts);
+  const std::map<std::string, std::string> &special = tables->special;
+  out.auto_classes = tables->auto_classes;
 
   // Model types named by a string literal of a configuration file, followed breadth-first.
   static const std::regex literal(R"re("([A-Za-z0-9_\-]+)")re");

@@ -132,9 +132,21 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
       *known = false;
       return map.devices_under(unit_path);
     }
-    if (o.kind == OriginKind::Parameter)
+    if (o.kind == OriginKind::Parameter || o.kind == OriginKind::Child)
       if (auto d = map.device_of(path))
-        return {*d};
+        return {*d}; // a parameter, or a hooked child: its output stays on its device
+    // A split child has no hook: what it returns is where its last part left it, in practice
+    // on the device of its last registered submodule (a head's decoder after its transform,
+    // wherever a tied weight put the decoder's map entry).
+    if (o.kind == OriginKind::Child) {
+      std::optional<DeviceName> last;
+      for (const auto &[p, node] : named_modules(tree))
+        if (p.size() > path.size() && p[path.size()] == '.' && p.compare(0, path.size(), path) == 0)
+          if (auto d = map.device_of(p))
+            last = d;
+      if (last)
+        return {*last};
+    }
     return map.devices_under(path);
   }
   case OriginKind::HeldState: // allocated by the model where its inputs are: the first GPU
@@ -361,6 +373,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         !children.count(std::string(cls->name)))
       roots.push_back(std::string(cls->name));
   std::vector<PlacedModel> models;
+  std::optional<bool> tree_built; // asked once, for the first incomplete model
   for (const std::string &root : roots) {
     ModelSetupOptions options;
     options.model_config = settings.model_config;
@@ -368,6 +381,16 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     options.dtype = settings.dtype;
     PlacedModel model;
     model.setup = model_setup_for_package(package, directory, options);
+    // Within transformers' own tree a model may build other packages' models (a composite
+    // model's towers) and run the tree's helpers: read them as devmap does, and rank with that
+    // model when it is complete.
+    if (!model.setup->tree.complete() && !directory.empty() &&
+        (tree_built ? *tree_built
+                    : *(tree_built = builds_from_transformers_tree(package, directory)))) {
+      auto read = load_model_setup(directory, options);
+      if (read->error.empty() && read->root && read->config.present && read->tree.complete())
+        model.setup = std::move(read);
+    }
     // The package's own files were reported when they were read; config.json was not.
     if (diagnostics && model.setup->unusable_config)
       diagnostics->push_back(*model.setup->unusable_config);
