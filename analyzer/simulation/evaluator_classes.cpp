@@ -164,6 +164,35 @@ void Evaluator::index_file(const SyntaxFile *f) {
     if (st->kind == StmtKind::Assign && st->value && st->targets.size() == 1 &&
         st->targets[0]->kind == ExprKind::Name)
       g[std::string(st->targets[0]->text)] = st->value;
+  // An optional kernel library: `if is_fla_available(): from fla.modules import FusedNorm` /
+  // `else: FusedNorm = None`. devlint never assumes such a library installed (the model then
+  // builds its own fallback), so the name is None.
+  for (const Stmt *st : f->body) {
+    if (st->kind != StmtKind::If || st->orelse.empty())
+      continue;
+    for (const Stmt *e : st->orelse) {
+      if (e->kind != StmtKind::Assign || !e->value || e->targets.size() != 1)
+        continue;
+      const Expr *target = e->targets[0];
+      std::vector<const Expr *> names, values;
+      if (target->kind == ExprKind::Name) {
+        names.push_back(target);
+        values.push_back(e->value);
+      } else if (target->kind == ExprKind::Tuple && e->value->kind == ExprKind::Tuple &&
+                 target->operands.size() == e->value->operands.size()) {
+        names.assign(target->operands.begin(), target->operands.end());
+        values.assign(e->value->operands.begin(), e->value->operands.end());
+      }
+      for (size_t k = 0; k < names.size(); ++k) {
+        if (names[k]->kind != ExprKind::Name || values[k]->kind != ExprKind::NoneLiteral)
+          continue;
+        std::string_view name = names[k]->text;
+        if (std::any_of(f->imports.begin(), f->imports.end(),
+                        [name](const ImportedName &imp) { return imp.local_name == name; }))
+          g.emplace(std::string(name), values[k]);
+      }
+    }
+  }
   auto &imp = imports_[f];
   for (const ImportedName &i : f->imports) {
     std::string full =

@@ -151,6 +151,12 @@ void Evaluator::keep_layer_attributes(ModuleNode &node, std::string_view leaf,
 Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
                                 const std::vector<std::pair<std::string, Value>> &kwargs,
                                 const Frame &caller, const Expr *call) {
+  // `down = nn.Module(); down.block = ...`: an empty container whose attributes become children.
+  if (leaf == "Module" && args.empty() && kwargs.empty()) {
+    ModuleNode &node = tree_->nodes.emplace_back();
+    node.class_name = "Module";
+    return Value::module_value(&node);
+  }
   if (leaf == "ModuleList" || leaf == "Sequential" || leaf == "ModuleDict" ||
       leaf == "ParameterList") {
     ModuleNode &node = tree_->nodes.emplace_back();
