@@ -155,10 +155,24 @@ std::optional<std::vector<MroEntry>> Evaluator::mro_after(const Value &self,
 void Evaluator::index_file(const SyntaxFile *f) {
   if (!indexed_.insert(f).second)
     return;
-  for (const ClassDef *c : f->classes)
-    classes_.emplace(std::string(c->name), ClassRef{c, f});
-  for (const FunctionDef *fn : f->functions)
-    functions_.emplace(std::string(fn->name), std::make_pair(fn, f));
+  // transformers' modular_*.py files are a code generator's sources: the modeling and
+  // configuration files generated from them, which define the same names, are what loads.
+  auto modular = [](const SyntaxFile *file) {
+    if (!file || !file->source)
+      return false;
+    std::string_view path = file->source->path;
+    return path.substr(path.find_last_of('/') + 1).rfind("modular_", 0) == 0;
+  };
+  for (const ClassDef *c : f->classes) {
+    auto [it, added] = classes_.emplace(std::string(c->name), ClassRef{c, f});
+    if (!added && modular(it->second.file) && !modular(f))
+      it->second = ClassRef{c, f};
+  }
+  for (const FunctionDef *fn : f->functions) {
+    auto [it, added] = functions_.emplace(std::string(fn->name), std::make_pair(fn, f));
+    if (!added && modular(it->second.second) && !modular(f))
+      it->second = std::make_pair(fn, f);
+  }
   auto &g = globals_[f];
   for (const Stmt *st : f->body)
     if (st->kind == StmtKind::Assign && st->value && st->targets.size() == 1 &&
