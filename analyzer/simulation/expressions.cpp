@@ -271,6 +271,19 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
   Value iterated = iteration_items(eval(e->operands[1], frame), kMaxLoop);
   const Expr *target = e->operands[2];
   if (!iterated.is(Kind::List)) {
+    // `{k: kwargs.pop(k) for k in params if k in kwargs}` with `kwargs` empty: whatever is
+    // iterated, no item passes a membership test in an empty container.
+    for (size_t c = 3; target->kind == ExprKind::Name && c < e->operands.size(); ++c) {
+      const Expr *cond = e->operands[c];
+      if (cond->kind != ExprKind::Compare || cond->text != "in" || cond->operands.size() != 2 ||
+          cond->operands[0]->kind != ExprKind::Name || cond->operands[0]->text != target->text)
+        continue;
+      Value container = eval(cond->operands[1], frame);
+      bool empty = (container.is(Kind::Dict) && container.dict->empty()) ||
+                   (container.is(Kind::List) && container.list->empty());
+      if (empty)
+        return e->text == "dict" ? Value::dict_of({}) : Value::list_of({});
+    }
     report_unknown_value(frame, e->operands[1], iterated, "loop over");
     return Value::unknown("comprehension over an unknown value");
   }
