@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace devlint::simulation {
 
@@ -364,6 +365,54 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     auto x = a.positional[0].numel, y = a.positional[1].numel;
     return tensor_of(element_product(x, y), false, 4);
   }
+  // torch.einsum("i , j -> i j", a, b): each output letter's size, read from the operands'
+  // shapes (sinusoidal tables, rotary frequencies).
+  if (leaf == "einsum" && a.positional.size() >= 2 && a.positional[0].is(Kind::Str)) {
+    std::string spec;
+    for (char c : a.positional[0].text)
+      if (c != ' ')
+        spec += c;
+    size_t arrow = spec.find("->");
+    if (arrow != std::string::npos && spec.find("...") == std::string::npos) {
+      std::map<char, int64_t> sizes;
+      std::string inputs = spec.substr(0, arrow) + ",";
+      size_t operand = 1, begin = 0;
+      bool known = true;
+      for (size_t comma; known && (comma = inputs.find(',', begin)) != std::string::npos;
+           begin = comma + 1, ++operand) {
+        std::string letters = inputs.substr(begin, comma - begin);
+        const Value *t = operand < a.positional.size() ? &a.positional[operand] : nullptr;
+        if (!t || !t->is(Kind::Tensor) || t->dims.size() != letters.size()) {
+          known = false;
+          break;
+        }
+        for (size_t i = 0; i < letters.size(); ++i)
+          sizes[letters[i]] = t->dims[i];
+      }
+      std::vector<int64_t> dims;
+      for (char c : spec.substr(arrow + 2))
+        if (known && sizes.count(c))
+          dims.push_back(sizes[c]);
+        else
+          known = false;
+      if (known && operand == a.positional.size()) {
+        std::optional<int64_t> n = 1;
+        for (int64_t d : dims)
+          n = element_product(n, d);
+        Value t = tensor_of(n, false, 4);
+        t.dims = dims;
+        return t;
+      }
+    }
+    return tensor_of(std::nullopt, false, 4);
+  }
+  // Elementwise on two tensors of one shape (a causal mask xor its band).
+  if ((leaf == "bitwise_xor" || leaf == "bitwise_and" || leaf == "bitwise_or" ||
+       leaf == "logical_and" || leaf == "logical_or" || leaf == "logical_xor") &&
+      a.positional.size() == 2 && a.positional[0].is(Kind::Tensor) &&
+      a.positional[1].is(Kind::Tensor) && a.positional[0].numel == a.positional[1].numel &&
+      a.positional[0].dims == a.positional[1].dims)
+    return a.positional[0];
   if (leaf == "cat" || leaf == "concat" || leaf == "stack") {
     if (!a.positional.empty() && a.positional[0].is(Kind::List)) {
       std::optional<int64_t> total = 0;

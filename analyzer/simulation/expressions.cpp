@@ -545,13 +545,18 @@ Value Evaluator::binary(const std::string &op, const Value &a, const Value &b) {
     if (a.is(Kind::Tensor) && b.is(Kind::Tensor)) {
       if (!a.numel || !b.numel)
         return tensor_like(a, std::nullopt);
-      Value r = tensor_like(*a.numel >= *b.numel ? a : b, std::max(*a.numel, *b.numel));
+      const Value &larger = *a.numel >= *b.numel ? a : b;
+      Value r = tensor_like(larger, std::max(*a.numel, *b.numel));
+      if (a.dims == b.dims || a.numel == std::optional<int64_t>(1) ||
+          b.numel == std::optional<int64_t>(1))
+        r.dims = larger.dims; // elementwise: the broadcast shape
       if (op == "@")
-        r.numel = std::nullopt;
+        r.numel = std::nullopt, r.dims.clear();
       r.integer_dtype = a.integer_dtype && b.integer_dtype;
       return r;
     }
     Value r = tensor_like(t, t.numel);
+    r.dims = t.dims; // with a number: elementwise, the tensor's shape
     const Value &other = a.is(Kind::Tensor) ? b : a;
     if (other.is(Kind::Float) || op == "/") {
       r.integer_dtype = false;

@@ -181,6 +181,7 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
         t.integer_dtype = true, t.element_bytes = 1;
       if (name == "to") {
         Value probe = tensor_like(t, t.numel);
+        probe.dims = t.dims;
         apply_dtype(a, probe);
         if (!p.empty() && p[0].is(Kind::Namespace)) {
           Arguments dtype_arg;
