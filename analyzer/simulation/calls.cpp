@@ -298,6 +298,24 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   bool sized_normal = leaf == "normal" && keyword_or(a, "size", SIZE_MAX) &&
                       std::all_of(a.positional.begin(), a.positional.end(),
                                   [](const Value &v) { return v.is_number(); });
+  // torch.Tensor([True]), torch.LongTensor(idxs): the legacy constructors given data (a list)
+  // hold its elements; given sizes, they are shaped like torch.empty.
+  if ((leaf == "Tensor" || leaf == "FloatTensor" || leaf == "LongTensor" || leaf == "BoolTensor") &&
+      a.positional.size() == 1 && a.positional[0].is(Kind::List)) {
+    const ValueList &items = *a.positional[0].list;
+    bool flat = std::none_of(items.begin(), items.end(), [](const Value &v) {
+      return v.is(Kind::List) || v.is(Kind::Tensor) || v.is(Kind::Unknown);
+    });
+    if (!flat)
+      return tensor_of(std::nullopt, leaf == "LongTensor", leaf == "LongTensor" ? 8 : 4);
+    auto n = static_cast<int64_t>(items.size());
+    Value t = tensor_of(n, leaf == "LongTensor" || leaf == "BoolTensor",
+                        leaf == "LongTensor"   ? 8
+                        : leaf == "BoolTensor" ? 1
+                                               : 4);
+    t.dims = {n};
+    return t;
+  }
   if (leaf == "empty" || leaf == "zeros" || leaf == "ones" || leaf == "randn" || leaf == "rand" ||
       leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor" || sized_normal) {
     std::vector<Value> shape = a.positional;
