@@ -321,6 +321,13 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     }
     return false;
   };
+  // A model subclassed in another model's file (diffusers' DreamLite UNet on UNet2DConditionModel)
+  // is a model of its own, loaded by its own from_pretrained and judged by its own list: the
+  // subclass imports it only to inherit, so its list joins nothing of the base's.
+  auto is_model_of_another_group = [&](const ModuleClass &base, size_t group) {
+    auto file = index_of.find(base.file);
+    return base.is_pretrained_model && file != index_of.end() && groups.root(file->second) != group;
+  };
   std::unordered_map<const ModuleClass *, Refusals> refused; // for every model building it
   for (const auto &model : package.classes) {
     if (!model->is_pretrained_model)
@@ -341,7 +348,7 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
         entry->second.nested = entry->second.nested && missing.nested;
       }
       for (const ModuleClass *base : cls->bases)
-        if (reached.insert(base).second)
+        if (!is_model_of_another_group(*base, group) && reached.insert(base).second)
           pending.push_back(base);
       for (const ChildDecl &child : cls->children)
         if (child.resolved && builds(*cls, child) && reached.insert(child.resolved).second)
