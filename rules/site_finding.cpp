@@ -183,6 +183,11 @@ std::string split_reason_text(const UnitFacts &facts, const ModuleClass *unit) {
   const std::string name(unit->name);
   switch (facts.split_reason) {
   case SplitReason::NoListInModel: // only reached with --hand-made-maps
+    if (!unit->scope->unknown_list_base.empty())
+      return "this model builds on " + unit->scope->unknown_list_base +
+             ", whose source devlint did not find, so whether it declares _no_split_modules for "
+             "device_map=\"auto\" is unknown; a hand-written device map may split " +
+             name + " and place its submodules and parameters on different devices";
     return "no PreTrainedModel of this model declares _no_split_modules, so a hand-written "
            "device map may split " +
            name + " and place its submodules and parameters on different devices";

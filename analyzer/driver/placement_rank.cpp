@@ -261,6 +261,13 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
       continue;
     }
     f.level = FindingLevel::Warning;
+    if (scope.refuses_string_maps && !scope.unknown_list_base.empty()) {
+      f.placement = "devlint cannot tell whether from_pretrained accepts device_map=\"auto\" "
+                    "for this model (its list comes from " +
+                    scope.unknown_list_base + "); a hand-written device map that splits `" +
+                    f.unit_class + "` separates these operands";
+      continue;
+    }
     f.placement = scope.refuses_string_maps || refused_in_4
                       ? "from_pretrained refuses device_map=\"auto\" for this model (a "
                         "PreTrainedModel without _no_split_modules); a hand-written device map "

@@ -211,6 +211,8 @@ void merge_base_facts(ExternalModelFacts &into, bool &have_no_split, bool &have_
                       const ExternalModelFacts &base) {
   into.is_module |= base.is_module;
   into.is_pretrained_model |= base.is_pretrained_model;
+  into.diffusers_model |= base.diffusers_model;
+  into.list_unknown |= base.list_unknown;
   std::string_view source = base.source;
   if (!have_no_split && base.declares_no_split) {
     have_no_split = true;
@@ -224,6 +226,14 @@ void merge_base_facts(ExternalModelFacts &into, bool &have_no_split, bool &have_
     if (into.source.empty())
       into.source = std::string(source);
   }
+}
+
+// A diffusers model imported from diffusers (`from diffusers import UNet2DConditionModel`, `from
+// diffusers.models import AutoencoderKL`): diffusers names its ModelMixin classes `...Model` or
+// `Autoencoder...`, its pipelines, schedulers, mixins and blocks otherwise.
+bool is_diffusers_model_import(const ImportedClass &imported) {
+  return (imported.module == "diffusers" || starts_with(imported.module, "diffusers.")) &&
+         (ends_with(imported.name, "Model") || starts_with(imported.name, "Autoencoder"));
 }
 
 } // namespace
@@ -304,6 +314,17 @@ void PackageBuilder::resolve_external_bases(ExternalClassResolver *resolver) {
         found = true;
         continue;
       }
+      if (imported && is_diffusers_model_import(*imported)) {
+        // A ModelMixin whose `_no_split_modules` devlint cannot read: not one that declares none.
+        ExternalModelFacts model;
+        model.source = imported->name + " from " + imported->module;
+        model.diffusers_model = model.list_unknown = true;
+        merge_base_facts(merged, have_no_split, have_skip_keys, model);
+        if (merged.source.empty())
+          merged.source = model.source;
+        found = true;
+        continue;
+      }
       const TransformersModelFacts *t = find_transformers_model(leaf);
       if (!t)
         continue;
@@ -369,6 +390,7 @@ void PackageBuilder::classify() {
     if (cls->external) { // a base read from a search path or the built-in summary
       cls->is_module |= cls->external->is_module;
       cls->is_pretrained_model |= cls->external->is_pretrained_model;
+      cls->diffusers_model |= cls->external->diffusers_model;
     }
     for (const Expr *b : cls->def->bases) {
       // A base the package defines is a module if it is one: `class Harness(Model)` with a

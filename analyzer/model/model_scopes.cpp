@@ -38,6 +38,7 @@ struct GroupFacts {
   // A model class built on a PreTrainedModel from outside the package whose source was not found:
   // whether it declares a list is unknown, so it is not taken to declare none.
   bool unknown_base = false;
+  std::string unknown_list_base;   // ... named, where the base is known by its import
   bool explicit_placement = false; // LibTorch code placed by explicit moves
 };
 
@@ -160,6 +161,11 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
     const ExternalModelFacts *ext = cls->external;
     if (!ext)
       continue;
+    if (ext->list_unknown && !declares_in_package(cls.get(), false, 0)) {
+      g.unknown_base = true;
+      if (g.unknown_list_base.empty())
+        g.unknown_list_base = ext->source;
+    }
     bool used = false;
     if (ext->declares_no_split && !declares_in_package(cls.get(), false, 0)) {
       g.declares = true;
@@ -224,6 +230,8 @@ void assign_model_scopes(Package &package, const PackageOverrides &overrides) {
       explicit_placement |= g.explicit_placement;
       diffusers |= g.has_diffusers_model;
       unknown_base |= g.unknown_base;
+      if (scope->unknown_list_base.empty())
+        scope->unknown_list_base = g.unknown_list_base;
     }
     // Code placed only by explicit moves (LibTorch) is never split by a device map.
     scope->refuses_string_maps = !explicit_placement && scope->has_pretrained_model && !declares &&

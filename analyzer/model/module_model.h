@@ -65,6 +65,10 @@ struct ModelScope {
   // No class of the scope is loaded by from_pretrained (plain nn.Modules): only a map the user
   // builds by hand splits them (--hand-made-maps).
   bool without_loader = false;
+  // A model of the scope builds on a model from outside the package whose source was not found
+  // ("UNet2DConditionModel from diffusers"): whether it declares a list is unknown. Empty
+  // otherwise.
+  std::string unknown_list_base;
 };
 
 enum class ChildKind : uint8_t { Single, List, Dict };
@@ -119,6 +123,10 @@ struct ExternalModelFacts {
   std::vector<std::string> skip_keys;
   bool is_module = true;           // an nn.Module through its bases
   bool is_pretrained_model = true; // a PreTrainedModel through its bases
+  bool diffusers_model = false;    // ... through diffusers' ModelMixin
+  // A model whose source was not found (`class UNet(diffusers.UNet2DConditionModel)` without
+  // diffusers on a search path): it may well declare `_no_split_modules`, devlint cannot tell.
+  bool list_unknown = false;
 };
 
 // Finds the source of a class imported by an absolute import (`from transformers.models.llama.
