@@ -1,5 +1,7 @@
 #include "rules/origin_text.h"
 
+#include "model/text.h"
+
 namespace devlint {
 namespace {
 
@@ -182,7 +184,11 @@ std::string describe_origin(const Origin &o, const Site &site) {
     if (written.size() < component.size() ||
         written.substr(written.size() - component.size()) != component)
       return "`" + std::string(written) + "`, the device of `self." + std::string(component) +
-             "`, the pipeline's first module component" + line;
+             (ends_with(written, "_execution_device")
+                  ? "`, the pipeline's first registered module component"
+                  : "`, the first module among the pipeline's constructor arguments "
+                    "sorted by name (DiffusionPipeline.device)") +
+             line;
     return dealt + line;
   }
   switch (o.kind) {

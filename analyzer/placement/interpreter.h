@@ -454,13 +454,15 @@ private:
 
   // ---- diffusers pipelines (operations/pipelines.cpp) ----
   // The components a pipeline registers (`self.register_modules(...)`) that may hold weights, in
-  // registration order, and the one whose device is `_execution_device` (empty: unknown).
+  // registration order, and the ones whose devices are `_execution_device` and `self.device`
+  // (empty: unknown).
   struct PipelineComponents {
     bool registered = false;
     std::vector<std::string_view> modules;
     // The package class each module's annotation names, when it names one.
     std::unordered_map<std::string_view, const ModuleClass *> classes;
     std::string_view execution;
+    std::string_view device;
     std::vector<std::string_view> schedulers; // components annotated as diffusers schedulers
   };
   std::unordered_map<const ModuleClass *, PipelineComponents> pipeline_components_;

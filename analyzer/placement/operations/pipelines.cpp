@@ -4,7 +4,9 @@
 // where the first tensor argument was, while a method reached without `forward` (a VAE's
 // `encode`/`decode` through `apply_forward_hook`, which runs the root's hook with no arguments)
 // computes on the component's device and returns there. `_execution_device` is the device of the
-// first module component. The pipeline's own methods combine what they are given where it is.
+// first registered module component, `self.device` that of the first module among the
+// constructor's argument names sorted. The pipeline's own methods combine what they are given
+// where it is.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -38,6 +40,53 @@ bool weightless_family(std::string_view annotation) {
     if (annotation.find(family) != std::string_view::npos)
       return true;
   return false;
+}
+
+// The names a pipeline class (or a package base) lists in `_optional_components`.
+std::vector<std::string_view> optional_components(const ModuleClass &cls) {
+  std::vector<std::string_view> names;
+  for (const ModuleClass *c = &cls; c; c = c->bases.empty() ? nullptr : c->bases.front()) {
+    for (const Stmt *s : c->def->body)
+      if (s->kind == StmtKind::Assign && !s->targets.empty() &&
+          is_name(s->targets[0], "_optional_components") && s->value &&
+          s->value->kind == ExprKind::Tuple) {
+        for (const Expr *item : s->value->operands)
+          if (item->kind == ExprKind::String)
+            names.push_back(item->text);
+        return names;
+      }
+  }
+  return names;
+}
+
+// DiffusionPipeline.device (pipelines/pipeline_utils.py): the device of the first torch module
+// among `_get_signature_keys`, which returns the constructor's arguments without a default and
+// the optional components, sorted by name (the first not on the CPU, and under a balanced map all
+// sit on GPUs). Not the registration order `_execution_device` follows (accelerate's hook on the
+// first registered module component names its execution device).
+std::string_view device_component(const FunctionDef &init,
+                                  const std::vector<std::string_view> &modules,
+                                  const std::vector<std::string_view> &optional) {
+  std::string_view first;
+  bool annotated = false;
+  for (std::string_view name : modules) {
+    const Parameter *parameter = nullptr;
+    for (const Parameter &p : init.parameters)
+      if (p.name == name && !p.variadic)
+        parameter = &p;
+    if (!parameter)
+      continue;
+    // An optional component that defaults to None is absent unless the checkpoint or the caller
+    // supplies it (an image encoder most checkpoints leave null): not a module then.
+    bool signature_key = !parameter->default_value ||
+                         (parameter->default_value->kind != ExprKind::NoneLiteral &&
+                          std::find(optional.begin(), optional.end(), name) != optional.end());
+    if (signature_key && (first.empty() || name < first)) {
+      first = name;
+      annotated = !parameter->annotation.empty();
+    }
+  }
+  return annotated ? first : std::string_view{}; // one not annotated may be no module
 }
 
 } // namespace
@@ -83,6 +132,7 @@ const Interpreter::PipelineComponents *Interpreter::pipeline_components(const Mo
     if (components.modules.size() == 1)
       components.execution = annotation.empty() ? std::string_view{} : k.name;
   }
+  components.device = device_component(*init, components.modules, optional_components(cls));
   return &components;
 }
 
@@ -122,9 +172,12 @@ std::optional<Value> Interpreter::pipeline_attribute(const Expr *e) {
     if (e->text != "_execution_device" && e->text != "device")
       return std::nullopt;
     const PipelineComponents *components = running_pipeline();
-    if (!components || components->execution.empty())
+    std::string_view component = !components                      ? std::string_view{}
+                                 : e->text == "_execution_device" ? components->execution
+                                                                  : components->device;
+    if (component.empty())
       return Value::neutral();
-    return device_of(component_tensor(components->execution, e->range));
+    return device_of(component_tensor(component, e->range));
   }
   if (object->kind == ExprKind::Attribute && is_name(object->operands[0], "self") &&
       is_component(object->text) && e->text == "device")
