@@ -231,10 +231,18 @@ bool parameter_binding_at(const FunctionDef &function, std::string_view name, ui
   return true;
 }
 
-std::string device_anchor_text(const SourceFile &file, const Expr *anchor) {
+std::string device_anchor_text(const SourceFile &file, const Expr *anchor,
+                               const std::unordered_set<const Expr *> *tensor_subscripts) {
   for (int depth = 0; anchor && depth < 32; ++depth) {
     if (is_plain_chain(anchor))
       return std::string(file.slice(anchor->range));
+    if (anchor->kind == ExprKind::Subscript && tensor_subscripts &&
+        tensor_subscripts->count(anchor)) {
+      // `image[image_mask]` reads a tensor on `image`'s device; writing the subscript again in
+      // the anchor would index once more by an index the fix leaves where it is.
+      anchor = anchor->operands[0];
+      continue;
+    }
     if (anchor->kind == ExprKind::Subscript) {
       // `past_key_value[0]` may index a tuple: keep the element (`past_key_value[0].device`).
       // Slicing (`x[..., :-1]`, `x[i, :k]`) only happens on tensors: the base names the device.

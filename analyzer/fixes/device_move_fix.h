@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "diagnostics/finding.h"
@@ -12,9 +13,11 @@
 namespace devlint {
 
 // The plain expression whose `.device` names the anchor's device: `shift_logits` for
-// `shift_logits.view(-1, n)`, `inputs_embeds` for `inputs_embeds[i, :k]`. Empty if the anchor
-// has no such side-effect-free base (a call of a submodule, say).
-std::string device_anchor_text(const SourceFile &file, const Expr *anchor);
+// `shift_logits.view(-1, n)`, `inputs_embeds` for `inputs_embeds[i, :k]`, `image` for
+// `image[image_mask]` when `tensor_subscripts` (Site::tensor_subscripts) holds that subscript.
+// Empty if the anchor has no such side-effect-free base (a call of a submodule, say).
+std::string device_anchor_text(const SourceFile &file, const Expr *anchor,
+                               const std::unordered_set<const Expr *> *tensor_subscripts = nullptr);
 
 // `operand` -> `operand.to(<anchor>.device)`, parenthesized when needed. An operand that is
 // already moved somewhere (`x.cuda()`, `x.to("cuda:0")`, `x.to(dtype)`) gets its own move

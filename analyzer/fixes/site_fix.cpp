@@ -168,7 +168,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
   const SiteOperand &anchor_operand = site.operands[m.anchor];
   std::string anchor = anchor_operand.role == OperandRole::LayerWeights
                            ? std::string(file.slice(anchor_operand.expr->range)) + ".weight"
-                           : device_anchor_text(file, anchor_operand.expr);
+                           : device_anchor_text(file, anchor_operand.expr, site.tensor_subscripts);
   if (anchor.empty()) {
     finding.no_fix_reason = "no operand is a plain name whose `" + device_of(file, "").substr(1) +
                             "` could anchor the move";

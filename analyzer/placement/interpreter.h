@@ -107,6 +107,7 @@ private:
   std::vector<const Stmt *> loops_;      // loops being run, innermost last
   std::vector<OriginSet> loop_elements_; // per loop being run: what its loop variable holds
   std::deque<OriginSet> anchored_;       // anchors of reported sites, pointed to by emit()'s result
+  std::unordered_set<const Expr *> tensor_subscripts_;     // see Site::tensor_subscripts
   std::unordered_map<const Stmt *, Expr> statement_exprs_; // see emit_statement_site
   // Attributes that a state class of the package (a cache: not a module) fills in `__init__`
   // with tensors allocated on a device it is given (`self.ssm_states = [torch.zeros(...,

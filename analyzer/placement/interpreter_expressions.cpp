@@ -612,6 +612,7 @@ bool adds_dimension(const Expr *index) {
 } // namespace
 
 Value Interpreter::eval_subscript(const Expr *e) {
+  tensor_subscripts_.erase(e);
   Value base = eval(e->operands[0]);
   switch (base.kind) {
   case Value::Kind::Module: {
@@ -692,6 +693,8 @@ Value Interpreter::eval_subscript(const Expr *e) {
       if (idx.kind == Value::Kind::Tensor && !maybe_number(e->operands[i], idx))
         site.operands.push_back({e->operands[i], idx.origins, OperandRole::Index});
     }
+    if (site.operands.size() > 1)
+      tensor_subscripts_.insert(e);
     const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
     Value out = base;
     // Held state moved to its index's device (find_mismatch): what is read sits there.

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "model/module_model.h"
@@ -92,6 +93,10 @@ struct Site {
   // Members of `self` read on every path of the running method before this site (the running
   // frame's list: valid while the sink looks at the site).
   const std::vector<std::string_view> *members_read = nullptr;
+  // Subscripts of the running analysis that, as last evaluated, index a tensor with a tensor
+  // (`image[image_mask]`): a tuple or list takes no tensor index, so what they read sits on the
+  // device of the tensor indexed (valid while the sink looks at the site).
+  const std::unordered_set<const Expr *> *tensor_subscripts = nullptr;
   // Inside a free function: the call that handed it the operands, in the code that called it.
   CodePlace entry_call;
   // A tensor handed to a submodule that nothing moves (made on the CPU, or handed to a block

@@ -156,6 +156,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.script = frame_->script;
   site.statement = frame_->statement;
   site.members_read = &frame_->members_read;
+  site.tensor_subscripts = &tensor_subscripts_;
   site.unit_whole = branch_excludes_weighted_children();
   site.pipeline = frame_->pipeline != nullptr;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
