@@ -242,5 +242,30 @@ TEST(DeviceFix, HoistsOnlyOutOfSimpleStatementsAndCertainOperands) {
   EXPECT_FALSE(hoisted_move_edit(*file, short_circuit, right->operands[1], "logits").has_value());
 }
 
+// The new line rebinds the name for the whole statement: another read of it there would move too.
+TEST(DeviceFix, HoistsOnlyANameTheStatementReadsOnlyWhereItMoves) {
+  const char *text = "    loss = ce(sim_i2t, targets) + ce(sim_t2i, targets)\n"
+                     "    loss = ce(logits, labels[labels > 0])\n"
+                     "    labels = ce(logits, labels)\n";
+  auto file =
+      testing::source(std::string("def f(sim_i2t, sim_t2i, targets, logits, labels):\n") + text);
+  auto syntax = lower_python(*file);
+  const FunctionDef *f = syntax->functions[0];
+  // `targets` is read by the other loss as well, beside logits on another device.
+  const Stmt &two_losses = *f->body[0];
+  const Expr *second = two_losses.value->operands[1];
+  const Expr *first = two_losses.value->operands[0];
+  EXPECT_FALSE(hoisted_move_edit(*file, two_losses, second->operands[2], "sim_t2i").has_value());
+  // Both reads moved by one fix to one device: hoisted once for both.
+  EXPECT_TRUE(hoisted_move_edit(*file, two_losses, second->operands[2], "sim_t2i",
+                                {first->operands[2], second->operands[2]})
+                  .has_value());
+  // Reads inside the moved operand, and the name bound by the statement, move with it.
+  const Stmt &masked = *f->body[1];
+  EXPECT_TRUE(hoisted_move_edit(*file, masked, masked.value->operands[2], "logits").has_value());
+  const Stmt &rebound = *f->body[2];
+  EXPECT_TRUE(hoisted_move_edit(*file, rebound, rebound.value->operands[2], "logits").has_value());
+}
+
 } // namespace
 } // namespace devlint

@@ -484,6 +484,31 @@ const Expr *moved_base(const Expr *operand) {
   return nullptr;
 }
 
+// Reads of `name` in `e`, outside the expressions in `moved` (whose reads the move is for).
+size_t reads_outside(const Expr *e, std::string_view name, const std::vector<const Expr *> &moved) {
+  if (!e || std::find(moved.begin(), moved.end(), e) != moved.end())
+    return 0;
+  size_t reads = e->kind == ExprKind::Name && e->text == name ? 1 : 0;
+  for (const Expr *operand : e->operands)
+    reads += reads_outside(operand, name, moved);
+  for (const Keyword &k : e->keywords)
+    reads += reads_outside(k.value, name, moved);
+  return reads;
+}
+
+// The same in an assignment's target: a name or a tuple of names is bound there, not read.
+size_t target_reads_outside(const Expr *target, std::string_view name,
+                            const std::vector<const Expr *> &moved) {
+  if (!target || target->kind == ExprKind::Name)
+    return 0;
+  if (target->kind != ExprKind::Tuple && target->kind != ExprKind::Starred)
+    return reads_outside(target, name, moved);
+  size_t reads = 0;
+  for (const Expr *element : target->operands)
+    reads += target_reads_outside(element, name, moved);
+  return reads;
+}
+
 } // namespace
 
 bool fits_line_limit(const SourceFile &file, const std::vector<TextEdit> &edits, size_t limit) {
@@ -526,7 +551,8 @@ bool fits_line_limit(const SourceFile &file, const std::vector<TextEdit> &edits,
 }
 
 std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &statement,
-                                          const Expr *operand, const std::string &anchor) {
+                                          const Expr *operand, const std::string &anchor,
+                                          const std::vector<const Expr *> &moved_together) {
   if (statement.kind != StmtKind::Assign && statement.kind != StmtKind::AugAssign &&
       statement.kind != StmtKind::Expr && statement.kind != StmtKind::Return)
     return std::nullopt;
@@ -541,6 +567,18 @@ std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &st
   for (const Expr *target : statement.targets)
     found = found || locate(target, operand, true, certain);
   if (!found || !certain)
+    return std::nullopt;
+  // The new line rebinds the name for the whole statement: a read of it elsewhere there
+  // (`ce(a, targets) + ce(b, targets)`, the logits on two devices) would move with it and meet
+  // the other operand's device instead.
+  std::vector<const Expr *> moved = moved_together;
+  moved.push_back(operand);
+  size_t other_reads = reads_outside(statement.value, base->text, moved);
+  for (const Expr *target : statement.targets)
+    other_reads += statement.kind == StmtKind::AugAssign
+                       ? reads_outside(target, base->text, moved)
+                       : target_reads_outside(target, base->text, moved);
+  if (other_reads > 0)
     return std::nullopt;
   // The statement must start its line: `if x: y = a + b` has no line of its own to precede.
   uint32_t line_start = statement.range.begin;

@@ -57,9 +57,11 @@ bool fits_line_limit(const SourceFile &file, const std::vector<TextEdit> &edits,
 // operand that is a local name or a device-keeping chain on one (`labels.view(-1)`). Only out of
 // a simple statement that starts its line, and only for an operand evaluated every time the
 // statement runs (never out of comprehensions, lambdas, conditional expressions or the right of
-// `and`/`or`, where moving it first would change what runs).
+// `and`/`or`, where moving it first would change what runs), and only when the statement reads
+// the name nowhere but in the operands the fix moves (`moved_together`, `operand` itself).
 std::optional<TextEdit> hoisted_move_edit(const SourceFile &file, const Stmt &statement,
-                                          const Expr *operand, const std::string &anchor);
+                                          const Expr *operand, const std::string &anchor,
+                                          const std::vector<const Expr *> &moved_together = {});
 
 // `torch.zeros(n)` -> `torch.zeros(n, device=<anchor>.device)`.
 std::optional<TextEdit> create_on_device_edit(const SourceFile &file, const Expr *constructor,

@@ -280,7 +280,7 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
     for (const Expr *operand : moved_operands) {
       auto edit = created || !site.statement || site.file->explicit_placement
                       ? std::nullopt
-                      : hoisted_move_edit(file, *site.statement, operand, anchor);
+                      : hoisted_move_edit(file, *site.statement, operand, anchor, moved_operands);
       if (!edit || !fits_line_limit(file, {*edit}, limit)) {
         finding.no_fix_reason = "the move would make a line longer than " + std::to_string(limit) +
                                 " characters and cannot go on a line of its own here";
