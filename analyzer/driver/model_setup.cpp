@@ -153,49 +153,57 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
 
 } // namespace
 
-bool builds_from_transformers_tree(const Package &package, const std::string &directory) {
+namespace {
+
+// TREE of TREE/models/<model> when that is transformers' own source tree (it has models/auto).
+std::optional<fs::path> transformers_tree_of(const std::string &directory) {
   std::error_code ec;
   fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
                       .parent_path()
                       .parent_path();
   if (ec || !fs::is_directory(tree / "models" / "auto", ec))
+    return std::nullopt;
+  return tree;
+}
+
+// The sibling packages the configuration files of `directory` name.
+SiblingModels siblings_named_by(const std::string &directory) {
+  std::vector<std::string> texts;
+  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
+    std::string why;
+    if (auto text = read_regular_file(path, kMaxInputBytes, why))
+      texts.push_back(*text);
+  }
+  return find_sibling_models(directory, texts);
+}
+
+} // namespace
+
+bool builds_from_transformers_tree(const Package &package, const std::string &directory) {
+  if (!transformers_tree_of(directory))
     return false;
   for (const SyntaxFile *file : package.files)
     for (const auto &helper : kTreeHelpers)
       if (file->source && file->source->text.find(helper[1]) != std::string::npos)
         return true;
-  std::vector<std::string> texts;
-  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
-    std::string why;
-    if (auto text = read_regular_file(path, kMaxInputBytes, why))
-      texts.push_back(*text);
-  }
-  return !find_sibling_models(directory, texts).directories.empty();
+  return !siblings_named_by(directory).directories.empty();
 }
 
 std::vector<std::string> transformers_tree_inputs(const std::string &directory) {
   std::vector<std::string> out;
-  std::error_code ec;
-  fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
-                      .parent_path()
-                      .parent_path();
-  if (ec || !fs::is_directory(tree / "models" / "auto", ec))
+  std::optional<fs::path> tree = transformers_tree_of(directory);
+  if (!tree)
     return out;
-  std::vector<std::string> texts;
-  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
-    std::string why;
-    if (auto text = read_regular_file(path, kMaxInputBytes, why))
-      texts.push_back(*text);
-  }
-  SiblingModels siblings = find_sibling_models(directory, texts);
+  SiblingModels siblings = siblings_named_by(directory);
   if (!siblings.in_transformers_tree)
     return out;
   for (const std::string &sibling : siblings.directories)
     for (const fs::path &p : sibling_model_files(sibling))
       out.push_back(p.string());
+  std::error_code ec;
   for (const auto &helper : kTreeHelpers)
-    if (fs::is_regular_file(tree / helper[0], ec))
-      out.push_back((tree / helper[0]).string());
+    if (fs::is_regular_file(*tree / helper[0], ec))
+      out.push_back((*tree / helper[0]).string());
   return out;
 }
 
