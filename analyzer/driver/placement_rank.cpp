@@ -337,8 +337,9 @@ void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &
       continue;
     f.level = FindingLevel::Warning;
     f.placement = "transformers 5 loads this model with an empty _no_split_modules, so a balanced "
-                  "map may cut between any two of its layers; devlint could not size the model "
-                  "to tell whether one cuts here";
+                  "map may cut between any two of its layers; devlint could not tell whether one "
+                  "cuts here (the model is not sized completely, or an operand has no place in "
+                  "the map)";
   }
 }
 
@@ -468,6 +469,10 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
           const ModuleTree &tree = model.setup->tree;
           auto a = resolve(f.operand_origins[0], path, tree, s.map, &known);
           auto b = resolve(f.operand_origins[1], path, tree, s.map, &known);
+          // No entry holds it: a split module's own buffer, which transformers 5's
+          // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
+          // one): this map says nothing about the site.
+          known = known && !a.empty() && !b.empty();
           all_known = all_known && known;
           placed = true;
           // An operand from a module this configuration does not build (a branch not taken)
