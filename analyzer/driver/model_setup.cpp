@@ -98,18 +98,36 @@ std::vector<fs::path> sibling_model_files(const std::string &sibling) {
   return paths;
 }
 
-// Within transformers' own tree, the packages of the models the configuration names: their
-// modeling files become library files of the package, their configuration classes join the
-// package's (model_setup_siblings.h). Returns the configuration files read.
-std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
-                                                    const std::string &directory) {
+// TREE of TREE/models/<model> when that is transformers' own source tree (it has models/auto).
+std::optional<fs::path> transformers_tree_of(const std::string &directory) {
+  std::error_code ec;
+  fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
+                      .parent_path()
+                      .parent_path();
+  if (ec || !fs::is_directory(tree / "models" / "auto", ec))
+    return std::nullopt;
+  return tree;
+}
+
+// The text of the configuration_*.py files of `directory`, as model_setup reads them.
+std::vector<std::string> configuration_texts(const std::string &directory) {
   std::vector<std::string> texts;
   for (const std::string &path : model_input_paths(directory, "").configuration_files) {
     std::string why;
     if (auto text = read_regular_file(path, kMaxInputBytes, why))
       texts.push_back(*text);
   }
+  return texts;
+}
+
+// Within transformers' own tree, the packages of the models the configuration names: their
+// modeling files become library files of the package, their configuration classes join the
+// package's (model_setup_siblings.h). Returns the configuration files read.
+std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
+                                                    const std::string &directory) {
+  std::vector<std::string> texts = configuration_texts(directory);
   setup.siblings = find_sibling_models(directory, texts);
+  std::optional<fs::path> tree = transformers_tree_of(directory);
   std::vector<const SyntaxFile *> config_files;
   // transformers' helper modules (kTreeHelpers), read as library files like the packages of the
   // sub-models the model builds.
@@ -120,14 +138,12 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
     bool used = std::any_of(texts.begin(), texts.end(), mentions) ||
                 std::any_of(setup.sources.begin(), setup.sources.end(),
                             [&](const auto &source) { return mentions(source->text); });
-    if (!setup.siblings.in_transformers_tree || !used)
+    if (!setup.siblings.in_transformers_tree || !tree || !used)
       continue;
     std::error_code ec;
-    // DIRECTORY is TREE/models/<model>, as find_sibling_models found it.
-    fs::path helpers =
-        fs::weakly_canonical(fs::path(directory), ec).parent_path().parent_path() / file;
+    fs::path helpers = *tree / file;
     Diagnostic d;
-    if (!ec && fs::is_regular_file(helpers, ec))
+    if (fs::is_regular_file(helpers, ec))
       if (auto source = read_source_file(helpers.string(), kMaxInputBytes, d)) {
         setup.sources.push_back(std::move(source));
         setup.syntax.push_back(lower_python(*setup.sources.back()));
@@ -153,32 +169,6 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
 
 } // namespace
 
-namespace {
-
-// TREE of TREE/models/<model> when that is transformers' own source tree (it has models/auto).
-std::optional<fs::path> transformers_tree_of(const std::string &directory) {
-  std::error_code ec;
-  fs::path tree = fs::weakly_canonical(fs::path(directory.empty() ? "." : directory), ec)
-                      .parent_path()
-                      .parent_path();
-  if (ec || !fs::is_directory(tree / "models" / "auto", ec))
-    return std::nullopt;
-  return tree;
-}
-
-// The sibling packages the configuration files of `directory` name.
-SiblingModels siblings_named_by(const std::string &directory) {
-  std::vector<std::string> texts;
-  for (const std::string &path : model_input_paths(directory, "").configuration_files) {
-    std::string why;
-    if (auto text = read_regular_file(path, kMaxInputBytes, why))
-      texts.push_back(*text);
-  }
-  return find_sibling_models(directory, texts);
-}
-
-} // namespace
-
 bool builds_from_transformers_tree(const Package &package, const std::string &directory) {
   if (!transformers_tree_of(directory))
     return false;
@@ -186,7 +176,7 @@ bool builds_from_transformers_tree(const Package &package, const std::string &di
     for (const auto &helper : kTreeHelpers)
       if (file->source && file->source->text.find(helper[1]) != std::string::npos)
         return true;
-  return !siblings_named_by(directory).directories.empty();
+  return !find_sibling_models(directory, configuration_texts(directory)).directories.empty();
 }
 
 std::vector<std::string> transformers_tree_inputs(const std::string &directory) {
@@ -194,7 +184,7 @@ std::vector<std::string> transformers_tree_inputs(const std::string &directory) 
   std::optional<fs::path> tree = transformers_tree_of(directory);
   if (!tree)
     return out;
-  SiblingModels siblings = siblings_named_by(directory);
+  SiblingModels siblings = find_sibling_models(directory, configuration_texts(directory));
   if (!siblings.in_transformers_tree)
     return out;
   for (const std::string &sibling : siblings.directories)

@@ -141,7 +141,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     if (o.kind == OriginKind::Child) {
       std::optional<DeviceName> last;
       for (const auto &[p, node] : named_modules(tree))
-        if (p.size() > path.size() && p[path.size()] == '.' && p.compare(0, path.size(), path) == 0)
+        if (key_covers(path, p))
           if (auto d = map.device_of(p))
             last = d;
       if (last)
@@ -166,12 +166,9 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     // A split module has no hook: its inputs arrive where its caller left them, which is where
     // the module run just before it put its output (layer i-1's last part for layer i). The
     // map lists modules in registration order, so that is the entry before its own first.
-    for (size_t i = 1; i < map.entries.size(); ++i) {
-      const std::string &key = map.entries[i].first;
-      if (key == unit_path || (key.size() > unit_path.size() && key[unit_path.size()] == '.' &&
-                               key.compare(0, unit_path.size(), unit_path) == 0))
+    for (size_t i = 1; i < map.entries.size(); ++i)
+      if (key_covers(unit_path, map.entries[i].first))
         return {map.entries[i - 1].second};
-    }
     return map.devices_under(unit_path);
   }
   case OriginKind::Skip:
@@ -318,10 +315,6 @@ bool load_map(const std::string &spec, const Package &package, const ModelSetup 
   return true;
 }
 
-} // namespace
-
-namespace {
-
 // Findings no simulation placed, in a model that keeps nothing whole (ModelScope::
 // splits_anywhere): a balanced map of 2-8 GPUs cuts at 1-7 of its many leaf boundaries, which
 // is no evidence that one cuts at this site, so they are warnings.
@@ -349,8 +342,6 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   auto simulated = [memo](const ModuleTree &tree, const SimulationRequest &request) {
     return memo ? memo->map_for(tree, request) : simulate_device_map(tree, request).map;
   };
-  if (!settings.enabled || findings.empty())
-    return;
   std::vector<bool> dropped;
   std::vector<bool> hand_made_only = rank_hand_made_only(findings, package, settings, dropped);
   if (std::find(dropped.begin(), dropped.end(), true) != dropped.end()) {

@@ -300,9 +300,7 @@ void clean_device_map(std::vector<std::pair<std::string, DeviceName>> &map,
 
 } // namespace
 
-// `key` is `path` or one of its ancestors (checked without building `key + "."`: a device map
-// may have many entries).
-static bool key_covers(const std::string &key, const std::string &path) {
+bool key_covers(const std::string &key, const std::string &path) {
   return key.empty() ||
          (starts_with(path, key) && (path.size() == key.size() || path[key.size()] == '.'));
 }

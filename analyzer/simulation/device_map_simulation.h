@@ -23,6 +23,10 @@ inline constexpr const char *kSimulatedAccelerateVersion = "1.14.0";
 using DeviceName = std::string;
 
 // `{"transformer.embedding": 0, ...}` in insertion order, as `model.hf_device_map` holds it.
+// `key` is the module or tensor path `path` or one of its ancestors ("" covers every path),
+// checked without building `key + "."`: a device map may have many entries.
+bool key_covers(const std::string &key, const std::string &path);
+
 struct DeviceMap {
   std::vector<std::pair<std::string, DeviceName>> entries;
 
