@@ -548,8 +548,9 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     // A torch.nn layer devlint has no shapes for may hold parameters: never a silent 0 bytes.
     if ((name == "nn." + std::string(leaf) || name == "torch.nn." + std::string(leaf)) && call)
       report(frame, call->range,
-             "`" + text_of(frame.file, call->range) + "`: torch.nn." + std::string(leaf) +
-                 " is a layer devlint cannot size");
+             "`" + text_of(frame.file, call->range) + "`: " +
+                 (tree_ ? "torch.nn." + std::string(leaf) + " is a layer devlint cannot size"
+                        : std::string("a module built outside the model is not evaluated")));
     return Value::unknown("class `" + std::string(name) + "` is not in the package");
   }
   return Value::unknown("`" + std::string(name) + "(...)`");

@@ -356,6 +356,8 @@ std::string Evaluator::builtin_layer_base(const ClassRef &cls, int guard) {
 Value Evaluator::instantiate_module(const ClassRef &cls, std::vector<Value> args,
                                     std::vector<std::pair<std::string, Value>> kwargs,
                                     const Frame &caller, const std::string &path) {
+  if (!tree_)
+    return Value::unknown("");
   ModuleNode &node = tree_->nodes.emplace_back();
   node.class_name = std::string(cls.def->name);
   node.cls = package_.find_class(cls.def->name);

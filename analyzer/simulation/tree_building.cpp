@@ -94,6 +94,8 @@ void Evaluator::add_layer_tensors(ModuleNode &node, const LayerShape &shape, con
 // transformers' ACT2FN[name] / get_activation(name): of ACT2CLS's classes only nn.PReLU and
 // XIELUActivation hold tensors; the rest are parameterless.
 Value Evaluator::activation_module(const Value &name, const Frame &caller) {
+  if (!tree_)
+    return Value::unknown("");
   ModuleNode &node = tree_->nodes.emplace_back();
   node.class_name = "Activation";
   std::string_view layer = !name.is(Kind::Str)    ? ""
@@ -151,6 +153,9 @@ void Evaluator::keep_layer_attributes(ModuleNode &node, std::string_view leaf,
 Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
                                 const std::vector<std::pair<std::string, Value>> &kwargs,
                                 const Frame &caller, const Expr *call) {
+  // Evaluating a configuration or a device-map function builds no tree: a module there is unknown.
+  if (!tree_)
+    return Value::unknown("");
   // `down = nn.Module(); down.block = ...`: an empty container whose attributes become children.
   if (leaf == "Module" && args.empty() && kwargs.empty()) {
     ModuleNode &node = tree_->nodes.emplace_back();
