@@ -33,8 +33,9 @@ struct RelatedLocation {
 };
 
 // How sure the placement makes a finding (issue 12): `Error` when a device_map="auto" placement
-// on 2 to 8 GPUs (or the map given) separates its operands, or when sizes are unknown; `Warning`
-// when only a hand-made or unusual map would.
+// on 2 to 8 GPUs (or the map given) separates its operands, when they are apart on one GPU, or
+// when there is no configuration to size from; `Warning` when only a hand-made or unusual map
+// would, or when the model could not be sized or an operand placed.
 enum class FindingLevel : uint8_t { Error, Warning };
 
 // One operand's origin as the placement ranking reads it (driver/placement_rank).

@@ -328,12 +328,48 @@ void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &
     const ModuleClass *cls = package.find_class(f.unit_class);
     if (!cls || !cls->scope || !cls->scope->splits_anywhere)
       continue;
+    if (single_device_location(f.operand_origins[0]) !=
+        single_device_location(f.operand_origins[1]))
+      continue; // fails on one GPU, split or not
     f.level = FindingLevel::Warning;
     f.placement = "transformers 5 loads this model with an empty _no_split_modules, so a balanced "
                   "map may cut between any two of its layers; devlint could not tell whether one "
                   "cuts here (the model is not sized completely, or an operand has no place in "
                   "the map)";
   }
+}
+
+// A finding no simulated map placed although the models were read with their configuration.
+// Operands that sit apart on one GPU (a fresh CPU tensor against the model's) fail whatever the
+// map: an error that says so. The others need a split devlint has no evidence for: a warning
+// that names what is missing. A model that keeps nothing whole is left to
+// rank_unsized_split_anywhere, which says that.
+void rank_unplaced(Finding &f, const Package &package, bool placed,
+                   const std::string &unsized_model, const std::string &unplaced_operand) {
+  std::string a = single_device_location(f.operand_origins[0]);
+  std::string b = single_device_location(f.operand_origins[1]);
+  if (a != b) {
+    f.level = FindingLevel::Error;
+    f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
+                  f.operand_origins[1].text + "` on " + label(b);
+    return;
+  }
+  const ModuleClass *cls = package.find_class(f.unit_class);
+  if (cls && cls->scope && cls->scope->splits_anywhere)
+    return;
+  f.level = FindingLevel::Warning;
+  if (placed)
+    f.placement = "devlint cannot tell which map entry holds `" + unplaced_operand +
+                  "`, so whether a device_map=\"auto\" placement separates these operands is "
+                  "unknown";
+  else if (!unsized_model.empty())
+    f.placement = "devlint could not size `" + unsized_model +
+                  "` completely from its configuration (`devlint devmap` lists what it did not "
+                  "evaluate), so whether a device_map=\"auto\" placement separates these "
+                  "operands is unknown";
+  else
+    f.placement = "no model devlint builds from this package holds `" + f.unit_class +
+                  "`, so no device_map=\"auto\" placement of it is known";
 }
 
 void place_with_simulations(std::vector<Finding> &findings, const Package &package,
@@ -372,7 +408,11 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         !children.count(std::string(cls->name)))
       roots.push_back(std::string(cls->name));
   std::vector<PlacedModel> models;
+  // The classes of models devlint could not size completely, with the model's name: a finding
+  // there has no simulated placement.
+  std::map<std::string, std::string> unsized_model_of_class;
   std::optional<bool> tree_built; // asked once, for the first incomplete model
+  bool configured = false;        // a model was read with its configuration
   for (const std::string &root : roots) {
     ModelSetupOptions options;
     options.model_config = settings.model_config;
@@ -395,8 +435,12 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       diagnostics->push_back(*model.setup->unusable_config);
     if (!model.setup->error.empty() || !model.setup->config.present)
       return; // no configuration: sizes unknown, findings stay as they are
-    if (!model.setup->tree.complete())
+    configured = true;
+    if (!model.setup->tree.complete()) {
+      for (const auto &[path, node] : named_modules(model.setup->tree))
+        unsized_model_of_class.emplace(node->class_name, root);
       continue;
+    }
     for (const auto &[path, node] : named_modules(model.setup->tree))
       model.paths_by_class[node->class_name].push_back(path);
     SimulationRequest request;
@@ -449,21 +493,25 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       continue;
     }
     bool placed = false, separated = false, all_known = true;
-    std::string text;
+    std::string text, unplaced_operand;
     for (const PlacedModel &model : models) {
       auto it = model.paths_by_class.find(f.unit_class);
       if (it == model.paths_by_class.end())
         continue;
       for (const Scenario &s : model.scenarios) {
         for (const std::string &path : it->second) {
-          bool known = true;
+          bool known_a = true, known_b = true;
           const ModuleTree &tree = model.setup->tree;
-          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known);
-          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known);
+          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a);
+          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b);
           // No entry holds it: a split module's own buffer, which transformers 5's
           // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
           // one): this map says nothing about the site.
-          known = known && !a.empty() && !b.empty();
+          known_a = known_a && !a.empty();
+          known_b = known_b && !b.empty();
+          bool known = known_a && known_b;
+          if (!known && unplaced_operand.empty())
+            unplaced_operand = f.operand_origins[known_a ? 1 : 0].text;
           all_known = all_known && known;
           placed = true;
           // An operand from a module this configuration does not build (a branch not taken)
@@ -485,7 +533,16 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         break;
     }
     if (!placed || (!separated && !all_known)) {
-      kept.push_back(std::move(f)); // no instance with known sizes: keep "may", stay error
+      // With a configuration to size from, an error needs a placement that separates the
+      // operands: without one (a model not sized completely, an operand no map entry holds) the
+      // finding is a warning that says why, unless it fails on one GPU already.
+      if (settings.device_map.empty() && !settings.narrowed() && configured) {
+        auto unsized = unsized_model_of_class.find(f.unit_class);
+        rank_unplaced(f, package, placed,
+                      unsized == unsized_model_of_class.end() ? "" : unsized->second,
+                      unplaced_operand);
+      }
+      kept.push_back(std::move(f));
       continue;
     }
     if (separated) {

@@ -35,7 +35,7 @@ void render_gitlab(std::ostream &out, const std::vector<Finding> &findings,
                       {"description", f.code + ": " + f.message},
                       {"categories", {"Bug Risk"}},
                       // Code that crashes on a multi-GPU run, but not in every configuration.
-                      // warning: only a hand-made or unusual map separates the operands.
+                      // warning: no device_map="auto" placement is known to separate the operands.
                       {"severity", f.level == FindingLevel::Warning ? "minor" : "major"},
                       {"fingerprint", prints[i]},
                       {"location",
