@@ -73,13 +73,67 @@ const Parameter *parameter_named(const FunctionDef *fn, std::string_view name) {
   return nullptr;
 }
 
+bool is_minus_one(const Expr *e) {
+  return (e->kind == ExprKind::Number && e->text == "-1") ||
+         (e->kind == ExprKind::UnaryOp && e->text == "-" && e->operands.size() == 1 &&
+          e->operands[0]->kind == ExprKind::Number && e->operands[0]->text == "1");
+}
+
+// `x.flatten()`, `torch.flatten(x)`, `x.view(-1)`, `x.reshape(-1)`: a 1-D tensor.
+bool flattened(const Expr *e) {
+  if (!e || e->kind != ExprKind::Call || !e->keywords.empty())
+    return false;
+  const size_t positional = e->operands.size() - 1;
+  const Expr *callee = e->operands[0];
+  if (callee->kind == ExprKind::Attribute && is_name(callee->operands[0], "torch"))
+    return callee->text == "flatten" && positional == 1;
+  if (callee->kind != ExprKind::Attribute)
+    return false;
+  if (callee->text == "flatten")
+    return positional == 0;
+  return (callee->text == "view" || callee->text == "reshape") && positional == 1 &&
+         is_minus_one(e->operands[1]);
+}
+
+// The values `name` is assigned in these statements (not in nested functions or classes).
+void assignments_of(const std::vector<Stmt *> &body, std::string_view name,
+                    std::vector<const Expr *> &out) {
+  for (const Stmt *st : body) {
+    if (st->kind == StmtKind::FunctionDef || st->kind == StmtKind::ClassDef)
+      continue;
+    for (const Expr *t : st->targets)
+      if (t->kind == ExprKind::Name && t->text == name)
+        out.push_back(st->kind == StmtKind::Assign ? st->value : nullptr);
+    assignments_of(st->body, name, out);
+    assignments_of(st->orelse, name, out);
+    for (const auto &handler : st->handlers)
+      assignments_of(handler, name, out);
+    assignments_of(st->finalbody, name, out);
+  }
+}
+
 // `torch.zeros((n,))`, `torch.zeros([n])`, `torch.zeros(n)` with a number or `len(...)`: one
-// dimension. A name alone may hold a shape tuple, so it is not one.
-bool one_dimension_size(const Expr *size) {
+// dimension. So is the size of a 1-D tensor (`torch.empty(x.flatten().size())`, or of a name
+// assigned once from a flattened tensor). A name alone may hold a shape tuple, so it is not one.
+bool one_dimension_size(const Expr *size, const FunctionDef *function) {
   if (!size)
     return false;
   if (size->kind == ExprKind::Tuple)
     return size->operands.size() == 1 && size->operands[0]->kind != ExprKind::Starred;
+  const Expr *sized = nullptr;
+  if (size->kind == ExprKind::Attribute && size->text == "shape")
+    sized = size->operands[0];
+  else if (size->kind == ExprKind::Call && size->operands.size() == 1 &&
+           size->operands[0]->kind == ExprKind::Attribute && size->operands[0]->text == "size")
+    sized = size->operands[0]->operands[0];
+  if (sized) {
+    if (sized->kind == ExprKind::Name && function && !parameter_named(function, sized->text)) {
+      std::vector<const Expr *> values;
+      assignments_of(function->body, sized->text, values);
+      return values.size() == 1 && flattened(values[0]);
+    }
+    return flattened(sized);
+  }
   return size->kind == ExprKind::Number ||
          (size->kind == ExprKind::Call && is_name(size->operands[0], "len"));
 }
@@ -105,7 +159,7 @@ void Interpreter::mark_vector(const Expr *call, std::string_view leaf, const Ori
     if (const Keyword *k = call->keyword("size"))
       size = k->value;
     const bool only_size = leaf == "full" ? positional <= 2 : positional <= 1;
-    vector = only_size && one_dimension_size(size);
+    vector = only_size && one_dimension_size(size, frame_->function);
   }
   if (vector)
     const_cast<Origin *>(made)->set(OriginFact::Vector);
