@@ -46,6 +46,9 @@ struct Value {
   // (one element per call, joined over the passes of a loop), null for those it was made with
   // (`embeds = [self.embed(ids)]`). Null when nothing was appended.
   std::shared_ptr<std::vector<const Expr *>> appended_by;
+  // Tuple made by a literal (`packed = []`) while loops ran: the innermost one. A list made during
+  // a pass of a layer loop holds what that pass appends, not what every pass does.
+  const Stmt *made_in_loop = nullptr;
   // Neutral, in Python script code: the callee that returned this object the analysis cannot see
   // (`StableDiffusionPipeline.from_pretrained`), empty when unknown.
   std::string_view made_by;

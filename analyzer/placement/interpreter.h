@@ -367,6 +367,7 @@ private:
   // A ModuleList output whose loop has ended (and that no running loop takes per pass) is the
   // last pass's: one module's output, `Settled`.
   const Origin *final_pass_version(const Origin *o);
+  const Origin *one_pass_version(const Origin *o, const Value &list);
   // losses.cpp
   std::optional<Value> loss_class_call(const Expr *call);
   static Value loss_function();

@@ -192,6 +192,7 @@ Value Interpreter::eval(const Expr *e) {
     Value v;
     v.kind = Value::Kind::Tuple;
     v.elements = std::make_shared<std::vector<Value>>();
+    v.made_in_loop = loops_.empty() ? nullptr : loops_.back();
     for (const Expr *o : e->operands)
       v.elements->push_back(o->kind == ExprKind::Starred ? as_tensor(eval(o->operands[0]))
                                                          : eval(o));

@@ -11,7 +11,7 @@
 namespace devlint {
 
 // What is known of an origin besides its kind and label; each fact says the kinds it is set on.
-enum class OriginFact : uint16_t {
+enum class OriginFact : uint32_t {
   EarlierIteration = 1u << 0, // LayerIteration: from a previous pass over the loop
   Collected = 1u << 1,        // LayerIteration: gathered by a comprehension, read after it ran
   Settled = 1u << 2, // LayerIteration: appended to a list by a later loop, the same every pass
@@ -35,17 +35,19 @@ enum class OriginFact : uint16_t {
                             // when `model.eval()` runs (from_pretrained, before `.to()`)
   LeftBehind = 1u << 15,    // LayerIteration: what the previous block returned, handed to the
                             // next one after `parallelize()` moved the input on without it
+  OnePassList = 1u << 16,   // LayerIteration: appended to a list made during the same pass of its
+                            // loop: every element of that list comes from one pass
 };
 
 struct Origin {
   OriginKind kind = OriginKind::Input;
-  uint16_t facts = 0; // OriginFact bits
-  bool has(OriginFact fact) const { return (facts & static_cast<uint16_t>(fact)) != 0; }
+  uint32_t facts = 0; // OriginFact bits
+  bool has(OriginFact fact) const { return (facts & static_cast<uint32_t>(fact)) != 0; }
   void set(OriginFact fact, bool on = true) {
     if (on)
-      facts = static_cast<uint16_t>(facts | static_cast<uint16_t>(fact));
+      facts |= static_cast<uint32_t>(fact);
     else
-      facts = static_cast<uint16_t>(facts & ~static_cast<uint16_t>(fact));
+      facts &= ~static_cast<uint32_t>(fact);
   }
   std::string_view label;
   std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x

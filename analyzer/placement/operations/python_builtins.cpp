@@ -102,6 +102,21 @@ const Origin *Interpreter::final_pass_version(const Origin *o) {
   return &copy;
 }
 
+// A list made during the pass of a layer loop that is running (`packed = []` in the loop's body,
+// or in a helper it calls) holds what this pass appends: its elements share one pass.
+const Origin *Interpreter::one_pass_version(const Origin *o, const Value &list) {
+  if (o->kind != OriginKind::LayerIteration || !o->loop || !list.made_in_loop ||
+      o->has(OriginFact::OnePassList))
+    return o;
+  auto loop_at = std::find(loops_.begin(), loops_.end(), o->loop);
+  auto made_at = std::find(loops_.begin(), loops_.end(), list.made_in_loop);
+  if (loop_at == loops_.end() || made_at == loops_.end() || made_at < loop_at)
+    return o;
+  Origin &copy = origins_.emplace_back(*o);
+  copy.set(OriginFact::OnePassList);
+  return &copy;
+}
+
 void Interpreter::append_to_list(std::string_view name, const Value &added, const Expr *call) {
   Value &list = frame_->env[name];
   Value updated;
@@ -114,7 +129,8 @@ void Interpreter::append_to_list(std::string_view name, const Value &added, cons
   // sources`) differs per pass.
   if (!loops_.empty())
     for (const Origin *&o : appended)
-      o = final_pass_version(o);
+      o = one_pass_version(final_pass_version(o), list);
+  updated.made_in_loop = list.made_in_loop;
   add_origins(updated.origins, appended);
   // A list of known elements keeps them: each `.append` call adds one element (joined over the
   // passes of a loop), so `torch.cat(embeds)` compares the text embeddings one call appended with

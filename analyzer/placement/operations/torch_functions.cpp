@@ -128,7 +128,7 @@ Value Interpreter::concat_site(const Expr *call, const Args &args, const std::st
     site.operands.clear();
     for (const Origin *o : origins_of(*list_value))
       if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Settled) &&
-          !starts_with(o->label, "past")) {
+          !o->has(OriginFact::OnePassList) && !starts_with(o->label, "past")) {
         site.operands.push_back({list, OriginSet{iteration_version(o, false)}});
         site.operands.push_back({list, OriginSet{iteration_version(o, true)}});
         break;
