@@ -198,7 +198,7 @@ private:
   // Arguments of a submodule's `forward` that no call in the package passes: None there.
   std::unordered_set<const Parameter *> unpassed_arguments_;
   void find_unpassed_arguments();
-  void note_index_tensor(std::string_view operation, const Args &args, size_t shift);
+  void note_index_tensor(std::string_view operation, Args &args, size_t shift);
   void note_tensor(const Value &v) const {
     if (muted_sites_ == 0)
       mark_tensor(v);

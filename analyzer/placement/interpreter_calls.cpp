@@ -44,8 +44,9 @@ OriginSet Interpreter::tensor_union(const Args &args) {
 }
 
 // `x.index_select(0, beam_idx)`: the index of these operations can only be a tensor, so a fix
-// may move it even when nothing else says so (an unannotated argument).
-void Interpreter::note_index_tensor(std::string_view operation, const Args &args, size_t shift) {
+// may move it even when nothing else says so (an unannotated argument). The dimension before it
+// is a Python int, never an operand (`torch.gather(values, index.batch_dims, indices)`).
+void Interpreter::note_index_tensor(std::string_view operation, Args &args, size_t shift) {
   static const std::unordered_set<std::string_view> index_second = {
       "index_select", "gather",       "index_add",      "index_add_",     "index_copy",
       "index_copy_",  "index_fill",   "index_fill_",    "scatter",        "scatter_",
@@ -53,6 +54,13 @@ void Interpreter::note_index_tensor(std::string_view operation, const Args &args
   size_t position = operation == "take_along_dim" ? 0 : 1;
   if (operation != "take_along_dim" && !index_second.count(operation))
     return;
+  if (operation != "take_along_dim") {
+    if (shift < args.positional.size())
+      args.positional[shift] = Value::neutral();
+    for (auto &[name, value] : args.keywords)
+      if (name == "dim")
+        value = Value::neutral();
+  }
   if (position + shift < args.positional.size())
     note_tensor(args.positional[position + shift]);
   else if (const Value *index = args.keyword(operation == "take_along_dim" ? "indices" : "index"))
