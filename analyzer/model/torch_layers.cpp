@@ -74,7 +74,28 @@ struct ShapeBuilder {
   }
   void add(std::string name, std::optional<int64_t> numel, bool buffer = false,
            bool integer_dtype = false, int bytes = 4) {
-    out.tensors.push_back({std::move(name), element_count(numel), buffer, integer_dtype, bytes});
+    out.tensors.push_back(
+        {std::move(name), element_count(numel), buffer, integer_dtype, bytes, {}});
+  }
+  // The shape of the tensor added last, when each dimension is known.
+  void shape(const std::vector<std::optional<int64_t>> &dims) {
+    std::vector<int64_t> known;
+    for (const auto &d : dims) {
+      if (!d)
+        return;
+      known.push_back(*d);
+    }
+    out.tensors.back().dims = std::move(known);
+  }
+  // A kernel size (an int, or a tuple of ints), one entry per spatial dimension.
+  std::vector<std::optional<int64_t>> kernel_dims(size_t position, std::string_view keyword,
+                                                  int dims) {
+    Arg a = arg(position, keyword);
+    if (a.kind == Kind::Int)
+      return std::vector<std::optional<int64_t>>(static_cast<size_t>(dims), a.integer);
+    if (a.kind == Kind::IntList && a.ints.size() == static_cast<size_t>(dims))
+      return {a.ints.begin(), a.ints.end()};
+    return {std::nullopt};
   }
 };
 
@@ -149,6 +170,7 @@ LayerShape torch_layer_shape(std::string_view leaf,
   if (leaf == "Linear") {
     auto in = b.integer(0, "in_features"), out = b.integer(1, "out_features");
     b.add("weight", mul(in, out));
+    b.shape({out, in});
     if (b.flag(2, "bias", true))
       b.add("bias", out);
   } else if (leaf == "Conv1D") { // transformers.pytorch_utils.Conv1D(nf, nx)
@@ -214,6 +236,13 @@ LayerShape torch_layer_shape(std::string_view leaf,
     if (in && out && k && groups && *groups > 0)
       w = transposed ? mul(mul(in, *out / *groups), k) : mul(mul(out, *in / *groups), k);
     b.add("weight", w);
+    if (w) { // (out, in / groups, *kernel), or (in, out / groups, *kernel) transposed
+      std::vector<std::optional<int64_t>> shape = {transposed ? in : out,
+                                                   (transposed ? *out : *in) / *groups};
+      for (const auto &d : b.kernel_dims(2, "kernel_size", dims))
+        shape.push_back(d);
+      b.shape(shape);
+    }
     if (b.flag(7, "bias", true))
       b.add("bias", out);
   } else if (leaf == "MultiheadAttention") {

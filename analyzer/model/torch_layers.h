@@ -28,6 +28,7 @@ struct LayerTensor {
   bool is_buffer = false;
   bool integer_dtype = false;
   int element_bytes = 4;
+  std::vector<int64_t> dims; // the shape, where devlint keeps it (Linear and Conv weights)
 };
 
 struct LayerShape {

@@ -490,6 +490,16 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (leaf == "get_activation" || leaf == "ACT2FN")
     return activation_module(a.positional.empty() ? Value::unknown("activation") : a.positional[0],
                              frame);
+  if (leaf == "weight_norm" && (ends_with_str(name, "nn.utils.weight_norm") ||
+                                ends_with_str(name, "nn.utils.parametrizations.weight_norm")))
+    return weight_norm(a, ends_with_str(name, "parametrizations.weight_norm"), frame, call);
+  // collections.OrderedDict(...) is a dict that keeps insertion order, as every dict does.
+  if (name == "collections.OrderedDict")
+    return call_builtin("dict", std::move(a), frame, call);
+  // transformers' is_deepspeed_zero3_enabled(): from_pretrained refuses a device_map under
+  // ZeRO-3 (integrations/accelerate.py), so the model devmap places is built without it.
+  if (leaf == "is_deepspeed_zero3_enabled" && a.positional.empty() && a.keywords.empty())
+    return Value::boolean(false);
   // A logger (transformers' utils.logging.get_logger wraps the standard one): its methods log.
   if (name == "logging.get_logger" || name == "logging.getLogger")
     return Value::ns("logging.Logger");
@@ -793,6 +803,12 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
     ValueDict items;
     if (!p.empty() && p[0].is(Kind::Dict))
       items = *p[0].dict;
+    if (!p.empty() && p[0].is(Kind::List)) {
+      Value built = dict_from_pairs(p[0]);
+      if (!built.is(Kind::Dict))
+        return built;
+      items = *built.dict;
+    }
     for (const auto &[k, v] : a.keywords)
       items.emplace_back(Value::str(k), v);
     return Value::dict_of(std::move(items));

@@ -226,6 +226,8 @@ private:
                           const Frame &caller, const Expr *call);
 
   TreeTensor make_tensor(const std::string &name, const Value &v, bool buffer, bool persistent);
+  // torch.nn.utils.weight_norm / nn.utils.parametrizations.weight_norm(module, name, dim).
+  Value weight_norm(const Arguments &a, bool parametrized, const Frame &caller, const Expr *call);
 
   // ---- attributes ----
 
@@ -313,6 +315,9 @@ private:
                     const Expr *call);
 
   static void dict_set(const Value &dict, const Value &key, const Value &v);
+  // dict(pairs): a list of (key, value) in order, a repeated key keeping its first place and
+  // its last value; unknown unless each item is a pair.
+  static Value dict_from_pairs(const Value &pairs);
 
   // ---- statements ----
 

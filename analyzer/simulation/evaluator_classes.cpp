@@ -216,9 +216,9 @@ void Evaluator::index_file(const SyntaxFile *f) {
       import_modules_[f][std::string(i.local_name)] = std::string(i.module);
     if (i.module == "torch" && i.name == "nn")
       imp[std::string(i.local_name)] = "nn";
-    // `from copy import deepcopy` is copy.deepcopy (a standard library function, known by its
-    // module).
-    if (i.module == "copy" && !i.name.empty())
+    // `from copy import deepcopy` is copy.deepcopy, `from collections import OrderedDict`
+    // collections.OrderedDict (standard library names, known by their module).
+    if ((i.module == "copy" || i.module == "collections") && !i.name.empty())
       imp[std::string(i.local_name)] = full;
     // `import collections.abc` binds `collections`.
     std::string_view local = i.local_name;
@@ -484,8 +484,9 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
               return real->second;
           }
     }
-    // PretrainedConfig.to_dict(); a dict's methods on a JSON object (is_configuration_mapping).
-    if (name != "to_dict" && name != "__setattr__" &&
+    // PretrainedConfig.to_dict() and standardize_rope_params(); a dict's methods on a JSON
+    // object (is_configuration_mapping).
+    if (name != "to_dict" && name != "__setattr__" && name != "standardize_rope_params" &&
         (!is_configuration_mapping(obj) ||
          (name != "get" && name != "items" && name != "keys" && name != "values" && name != "pop" &&
           name != "setdefault" && name != "update")))

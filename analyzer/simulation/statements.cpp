@@ -14,6 +14,18 @@ void Evaluator::dict_set(const Value &dict, const Value &key, const Value &v) {
   dict.dict->emplace_back(key, v);
 }
 
+Value Evaluator::dict_from_pairs(const Value &pairs) {
+  Value built = Value::dict_of({});
+  if (!pairs.is(Kind::List))
+    return Value::unknown("dict() of an unknown value");
+  for (const Value &pair : *pairs.list) {
+    if (!pair.is(Kind::List) || pair.list->size() != 2)
+      return Value::unknown("dict() of items that are not pairs");
+    dict_set(built, (*pair.list)[0], (*pair.list)[1]);
+  }
+  return built;
+}
+
 void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
                        std::vector<std::pair<std::string, std::optional<Value>>> *saved) {
   switch (target->kind) {

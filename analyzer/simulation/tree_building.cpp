@@ -86,6 +86,7 @@ void Evaluator::add_layer_tensors(ModuleNode &node, const LayerShape &shape, con
     tt.is_buffer = t.is_buffer;
     tt.integer_dtype = t.integer_dtype;
     tt.element_bytes = t.element_bytes;
+    tt.dims = t.dims;
     tt.storage = next_storage_++;
     (t.is_buffer ? owner->buffers : owner->parameters).push_back(tt);
   }
@@ -180,6 +181,17 @@ Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> 
           add_container_item(node, k.is(Kind::Str) ? k.text : "?", v, caller, call);
         return Value::module_value(&node);
       }
+      // nn.ModuleDict([(name, module), ...]): an iterable of pairs, as dict() takes.
+      if (args[0].is(Kind::List) && leaf == "ModuleDict") {
+        Value pairs = dict_from_pairs(args[0]);
+        if (!pairs.is(Kind::Dict)) {
+          report_unknown_value(caller, call, pairs, "ModuleDict contents");
+          return Value::module_value(&node);
+        }
+        for (const auto &[k, v] : *pairs.dict)
+          add_container_item(node, k.is(Kind::Str) ? k.text : "?", v, caller, call);
+        return Value::module_value(&node);
+      }
       if (args[0].is(Kind::List))
         items = *args[0].list;
       else if (!args[0].is(Kind::None)) {
@@ -228,6 +240,83 @@ TreeTensor Evaluator::make_tensor(const std::string &name, const Value &v, bool 
   t.dims = v.dims;
   t.storage = v.source_tensor ? v.source_tensor->storage : next_storage_++;
   return t;
+}
+
+// Weight normalization splits a parameter `name` into a magnitude g (1 everywhere but `dim`,
+// where it keeps the weight's size; one element for dim=None or -1, which norm over the whole
+// tensor) and a direction v of the weight's shape. torch.nn.utils.weight_norm replaces it with
+// `name_g` and `name_v` on the module; nn.utils.parametrizations.weight_norm moves it to
+// `parametrizations.<name>.original0` (g) and `original1` (v), and the module's class becomes
+// `Parametrized<Class>` (what _no_split_modules names). Both return the module.
+Value Evaluator::weight_norm(const Arguments &a, bool parametrized, const Frame &caller,
+                             const Expr *call) {
+  const Value *module = keyword_or(a, "module", 0);
+  const Value *name = keyword_or(a, "name", 1);
+  const Value *dim = keyword_or(a, "dim", 2);
+  if (!module || !module->is(Kind::Module) || (name && !name->is(Kind::Str)) ||
+      (dim && !dim->is(Kind::Int) && !dim->is(Kind::None))) {
+    if (call)
+      report(caller, call->range,
+             "`" + text_of(caller.file, call->range) + "`: weight_norm of unknown arguments");
+    return module ? *module : Value::unknown("weight_norm");
+  }
+  ModuleNode &node = *module->module;
+  std::string tensor = name ? name->text : "weight";
+  auto weight = std::find_if(node.parameters.begin(), node.parameters.end(),
+                             [&](const TreeTensor &t) { return t.name == tensor; });
+  if (weight == node.parameters.end()) {
+    if (call)
+      report(caller, call->range,
+             "`" + text_of(caller.file, call->range) +
+                 "`: weight_norm of a parameter devlint does not see");
+    return *module;
+  }
+  TreeTensor v = *weight;
+  TreeTensor g = v;
+  g.storage = next_storage_++;
+  int64_t axis = dim && dim->is(Kind::Int) ? dim->integer : dim ? -1 : 0;
+  if (axis == -1) {
+    g.numel = 1;
+    g.dims.clear();
+  } else if (axis >= 0 && static_cast<size_t>(axis) < v.dims.size()) {
+    g.numel = v.dims[static_cast<size_t>(axis)];
+    for (size_t i = 0; i < g.dims.size(); ++i)
+      if (i != static_cast<size_t>(axis))
+        g.dims[i] = 1;
+  } else {
+    g.numel = std::nullopt;
+    g.dims.clear();
+    if (call)
+      report(caller, call->range,
+             "`" + text_of(caller.file, call->range) +
+                 "`: weight_norm over a dimension of unknown size");
+  }
+  node.parameters.erase(weight);
+  if (!parametrized) {
+    g.name = tensor + "_g";
+    v.name = tensor + "_v";
+    node.parameters.push_back(g);
+    node.parameters.push_back(v);
+    return *module;
+  }
+  g.name = "original0";
+  v.name = "original1";
+  if (node.class_name.rfind("Parametrized", 0) != 0)
+    node.class_name = "Parametrized" + node.class_name;
+  ModuleNode *dict = node.child("parametrizations");
+  if (!dict) {
+    dict = &tree_->nodes.emplace_back();
+    dict->class_name = "ModuleDict";
+    node.children.emplace_back("parametrizations", dict);
+  }
+  ModuleNode &list = tree_->nodes.emplace_back();
+  list.class_name = "ParametrizationList";
+  list.parameters = {g, v};
+  ModuleNode &norm = tree_->nodes.emplace_back();
+  norm.class_name = "_WeightNorm";
+  list.children.emplace_back("0", &norm);
+  dict->children.emplace_back(tensor, &list);
+  return *module;
 }
 
 void Evaluator::set_module_attr(ModuleNode &node, const std::string &name, const Value &v) {

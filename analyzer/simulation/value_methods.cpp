@@ -338,6 +338,23 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
             dict_set(out, Value::str("model_type"), type);
       return out;
     }
+    // RotaryEmbeddingConfigMixin.standardize_rope_params(), called by a configuration's own
+    // __post_init__ (one with `rope_theta` / `rope_scaling` fields and no `rope_parameters`):
+    // it makes `rope_parameters` there and then, before the model reads `rope_type` from it.
+    if (name == "standardize_rope_params" && p.empty() && a.keywords.empty() &&
+        self.object->class_def) {
+      std::optional<ClassRef> cls = find_class(self.object->class_def->name);
+      if (cls && is_transformers_config(*cls)) {
+        std::map<std::string, Value> &attrs = self.object->attrs;
+        bool had = attrs.count("rope_parameters") != 0;
+        if (!had) // getattr(self, "rope_parameters", None)
+          attrs["rope_parameters"] = Value::none();
+        standardize_rope_params(attrs);
+        if (!had && attrs["rope_parameters"].is(Kind::None)) // no RoPE parameters: none set
+          attrs.erase("rope_parameters");
+        return Value::none();
+      }
+    }
     if (is_configuration_mapping(self)) {
       // A dict's method on a JSON object of the configuration: run on its attributes, then
       // keep what the method changed (pop, setdefault, update).
