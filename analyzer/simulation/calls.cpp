@@ -292,6 +292,8 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     if (a.positional.size() == 2 && leaf == "pow")
       return real(std::pow(x, a.positional[1].as_real()));
   }
+  if (std::optional<Value> reshaped = torch_function_shape(leaf, a))
+    return *reshaped;
   // torch tensor constructors
   // torch.normal(mean, std, size=...) with numbers: a tensor of that size (its other forms take
   // the shape of tensor arguments).
@@ -374,7 +376,31 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
       n = static_cast<int64_t>(v.list->size());
       integer = !v.list->empty() && (*v.list)[0].is(Kind::Int);
     }
+    std::vector<int64_t> dims;
+    bool shape_known = v.is_number(); // a 0-d tensor
+    if (v.is(Kind::List)) {
+      // Numbers, or rows of numbers of one length: the data's shape.
+      auto numbers = [](const ValueList &items) {
+        return std::all_of(items.begin(), items.end(),
+                           [](const Value &x) { return x.is_number(); });
+      };
+      const ValueList &rows = *v.list;
+      if (numbers(rows)) {
+        dims = {*n};
+        shape_known = true;
+      } else if (std::all_of(rows.begin(), rows.end(), [&](const Value &r) {
+                   return r.is(Kind::List) && r.list->size() == rows[0].list->size() &&
+                          numbers(*r.list);
+                 })) {
+        dims = {*n, static_cast<int64_t>(rows[0].list->size())};
+        n = element_product(dims[0], dims[1]);
+        integer = !rows[0].list->empty() && (*rows[0].list)[0].is(Kind::Int);
+        shape_known = n.has_value();
+      }
+    }
     Value t = tensor_of(n, integer, integer ? 8 : 4);
+    if (shape_known)
+      t.dims = dims;
     apply_dtype(a, t);
     return t;
   }
@@ -509,7 +535,7 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   // torch.tril(torch.ones(n, n)): elementwise functions keep their argument's shape.
   if ((leaf == "tril" || leaf == "triu" || leaf == "cos" || leaf == "sin" || leaf == "abs" ||
        leaf == "sigmoid" || leaf == "tanh" || leaf == "flip" || leaf == "clone" ||
-       leaf == "rsqrt") &&
+       leaf == "rsqrt" || leaf == "sign" || leaf == "log1p") &&
       !a.positional.empty() && a.positional[0].is(Kind::Tensor)) {
     Value t = tensor_like(a.positional[0], a.positional[0].numel);
     t.dims = a.positional[0].dims;
@@ -689,6 +715,10 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
     }
     return Value::list_of(std::move(items));
   }
+  // next(iter(items)) / next(module.parameters()): the first item.
+  if ((leaf == "next" || leaf == "iter") && p.size() == 1 && p[0].is(Kind::List) &&
+      !p[0].list->empty())
+    return leaf == "next" ? (*p[0].list)[0] : p[0];
   if (leaf == "len") {
     if (p.size() == 1 && p[0].is(Kind::List))
       return Value::integer_value(static_cast<int64_t>(p[0].list->size()));

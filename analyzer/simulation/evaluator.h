@@ -273,6 +273,19 @@ private:
 
   static Value tensor_like(const Value &t, std::optional<int64_t> numel);
 
+  // ---- tensor shapes (tensor_shapes.cpp) ----
+
+  static bool has_shape(const Value &t);
+  static Value shaped(const Value &like, std::vector<int64_t> dims);
+  static std::optional<std::vector<int64_t>> broadcast_shape(const std::vector<int64_t> &a,
+                                                             const std::vector<int64_t> &b);
+  static std::optional<std::vector<int64_t>> matmul_shape(std::vector<int64_t> a,
+                                                          std::vector<int64_t> b);
+  Value index_tensor(const Value &t, const Expr *e, Frame &frame);
+  static std::optional<Value> tensor_method_shape(const Value &self, const std::string &name,
+                                                  const Arguments &a);
+  static std::optional<Value> torch_function_shape(std::string_view leaf, const Arguments &a);
+
   Value binary(const std::string &op, const Value &a, const Value &b);
 
   Value compare(const std::string &op, const Value &a, const Value &b);

@@ -452,6 +452,8 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
       }
     }
   }
+  if (v.is(Kind::Tensor))
+    return index_tensor(v, e, frame);
   if (v.is(Kind::Unknown))
     return v;
   return Value::unknown("`" + text_of(frame.file, e->range) + "`");
@@ -542,6 +544,20 @@ Value Evaluator::binary(const std::string &op, const Value &a, const Value &b) {
     // Elementwise with broadcasting: the larger operand decides the size (what `__init__`
     // computes: inv_freq = 1.0 / base ** (arange(0, dim, 2) / dim)).
     const Value &t = a.is(Kind::Tensor) ? a : b;
+    // Both shapes known: torch's broadcasting (matmul's rule for `@`).
+    if (has_shape(a) && has_shape(b)) {
+      auto dims = op == "@" ? matmul_shape(a.dims, b.dims) : broadcast_shape(a.dims, b.dims);
+      // The result's dtype: ints stay ints (but `/`, a float32); with a float operand, the
+      // wider float.
+      Value r = dims ? shaped(a, *dims) : tensor_like(a, std::nullopt);
+      r.integer_dtype = a.integer_dtype && b.integer_dtype && op != "/";
+      if (a.integer_dtype == b.integer_dtype)
+        r.element_bytes =
+            r.integer_dtype || !a.integer_dtype ? std::max(a.element_bytes, b.element_bytes) : 4;
+      else
+        r.element_bytes = a.integer_dtype ? b.element_bytes : a.element_bytes;
+      return r;
+    }
     if (a.is(Kind::Tensor) && b.is(Kind::Tensor)) {
       if (!a.numel || !b.numel)
         return tensor_like(a, std::nullopt);

@@ -100,6 +100,8 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
       return Value::unknown("str.format");
     break;
   case Kind::Tensor: {
+    if (std::optional<Value> reshaped = tensor_method_shape(self, name, a))
+      return *reshaped;
     static const std::unordered_set<std::string> same_size = {
         "float",       "half",      "bfloat16",
         "double",      "to",        "contiguous",
