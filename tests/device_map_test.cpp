@@ -10,6 +10,7 @@
 #include "model/torch_layers.h"
 #include "simulation/device_map_check.h"
 #include "simulation/device_map_simulation.h"
+#include "simulation/python_regex.h"
 #include "test_support.h"
 
 namespace devlint {
@@ -49,6 +50,46 @@ TEST(TorchLayers, ConvolutionKernelPerDimension) {
             3 * 1024 * 14 * 14);
   EXPECT_EQ(layer("ConvTranspose3d", {integer(2), integer(4), integer(3)}).tensors[0].numel,
             2 * 4 * 27);
+}
+
+// Linear and Conv weights keep their shape (weight_norm reads a dimension of it).
+TEST(TorchLayers, WeightShapes) {
+  EXPECT_EQ(layer("Linear", {integer(4), integer(8)}).tensors[0].dims,
+            (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(layer("Conv1d", {integer(4), integer(8), integer(3)}).tensors[0].dims,
+            (std::vector<int64_t>{8, 4, 3}));
+  EXPECT_EQ(layer("ConvTranspose2d", {integer(4), integer(8), integer(3)}).tensors[0].dims,
+            (std::vector<int64_t>{4, 8, 3, 3}));
+}
+
+// The patterns transformers 5 writes in `_tied_weights_keys`, as Python's re.search reads them.
+TEST(PythonRegex, TiedWeightPatterns) {
+  using simulation::python_regex_search;
+  EXPECT_EQ(python_regex_search(R"(^bbox_embed.(?![0])\d+)", "bbox_embed.1.layers.0.bias"), true);
+  EXPECT_EQ(python_regex_search(R"(^bbox_embed.(?![0])\d+)", "bbox_embed.0.layers.0.bias"), false);
+  EXPECT_EQ(python_regex_search(R"(^layers.(?!2\.)\d+.shared_transf)", "layers.12.shared_transf.w"),
+            true);
+  EXPECT_EQ(python_regex_search(R"(^layers.(?!2\.)\d+.shared_transf)", "layers.2.shared_transf.w"),
+            false);
+  EXPECT_EQ(python_regex_search(R"(^video\.(?!rotary_emb|.*\.rope\.pos_embed))",
+                                "video.a.rope.pos_embed"),
+            false);
+  EXPECT_EQ(python_regex_search(R"(^video\.(?!rotary_emb|.*\.rope\.pos_embed))", "video.a.weight"),
+            true);
+  EXPECT_EQ(python_regex_search(R"(word_embeddings.weight$)", "x.word_embeddings.weight"), true);
+  EXPECT_EQ(python_regex_search(R"(^[A-Za-z0-9_\.]+(weight)|^(bias)$)", "lm_head.weight"), true);
+  EXPECT_EQ(python_regex_search(R"(^[A-Za-z0-9_\.]+(weight)|^(bias)$)", "class_embed"), false);
+  EXPECT_EQ(python_regex_search("a{2,3}b", "xaab"), true);
+  EXPECT_EQ(python_regex_search("[^a-c]x", "cx"), false);
+}
+
+// A pattern that would backtrack for long, or syntax the matcher does not have, is no answer.
+TEST(PythonRegex, BoundedWork) {
+  using simulation::python_regex_search;
+  EXPECT_EQ(python_regex_search("(a+)+$", std::string(40, 'a') + "b"), std::nullopt);
+  EXPECT_EQ(python_regex_search("(?<=a)b", "ab"), std::nullopt);
+  EXPECT_EQ(python_regex_search(R"(\bword)", "a word"), std::nullopt);
+  EXPECT_EQ(python_regex_search("(", "a"), std::nullopt);
 }
 
 // Sizes from hostile or mistaken input are unknown, never an overflowed number.

@@ -2,13 +2,18 @@
 // parameters, and its modules and tensors by name.
 #include "simulation/module_tree.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "simulation/evaluator.h"
+#include "simulation/python_regex.h"
 
 namespace devlint {
 
 using simulation::Evaluator;
 using simulation::from_json;
 using simulation::Kind;
+using simulation::python_regex_search;
 using simulation::Value;
 
 namespace {
@@ -26,6 +31,104 @@ TreeTensor *parameter_at(ModuleNode *root, std::string_view path) {
       if (t.name == path)
         return &t;
   return nullptr;
+}
+
+// get_parameter_or_buffer(path) below `root`, or null.
+TreeTensor *tensor_at(ModuleNode *root, std::string_view path) {
+  if (TreeTensor *t = parameter_at(root, path))
+    return t;
+  ModuleNode *node = root;
+  for (size_t dot = path.find('.'); node && dot != std::string_view::npos; dot = path.find('.')) {
+    node = node->child(std::string(path.substr(0, dot)));
+    path.remove_prefix(dot + 1);
+  }
+  if (node)
+    for (TreeTensor &t : node->buffers)
+      if (t.name == path)
+        return &t;
+  return nullptr;
+}
+
+// PreTrainedModel.get_expanded_tied_weights_keys (transformers 5): a mapping whose keys and
+// values all name parameters (`^[A-Za-z0-9_\.]+(weight)|(bias)$` matches them) is used as it
+// is; otherwise each key and value is a pattern (`re.search("^" + key, name)`) over the model's
+// parameter and buffer names, the sorted targets tied in turn to the sorted sources (cycled),
+// a source that is itself a target replaced by its own source. A pattern that matches nothing,
+// or targets that are no multiple of the sources, make from_pretrained raise: the pair is
+// listed. So is a pattern devlint's matcher cannot run.
+std::vector<std::pair<std::string, std::string>>
+expanded_tied_keys(ModuleNode *owner, const Value &keys, const std::string &prefix,
+                   std::vector<TreeUnknown> &unknowns) {
+  std::vector<std::pair<std::string, std::string>> pairs, expanded;
+  for (const auto &[target, source] : *keys.dict)
+    if (target.is(Kind::Str) && source.is(Kind::Str))
+      pairs.emplace_back(target.text, source.text);
+  auto names_parameter = [](const std::string &name) {
+    return python_regex_search(R"(^[A-Za-z0-9_\.]+(weight)|^(bias)$)", name).value_or(false);
+  };
+  if (std::all_of(pairs.begin(), pairs.end(), [&](const auto &pair) {
+        return names_parameter(pair.first) && names_parameter(pair.second);
+      }))
+    return pairs;
+  // named_parameters(remove_duplicate=False) and named_buffers(...): a module registered
+  // under two names (`self.model.decoder.class_embed = self.class_embed`) lists its tensors
+  // under both.
+  std::vector<std::string> names;
+  std::vector<const ModuleNode *> path;
+  std::function<void(const ModuleNode *, const std::string &)> walk = [&](const ModuleNode *node,
+                                                                          const std::string &at) {
+    if (path.size() > 64 || std::find(path.begin(), path.end(), node) != path.end() ||
+        names.size() > 100000)
+      return;
+    path.push_back(node);
+    for (const auto *list : {&node->parameters, &node->buffers})
+      for (const TreeTensor &t : *list)
+        names.push_back(at + t.name);
+    for (const auto &[name, child] : node->children)
+      walk(child, at + name + ".");
+    path.pop_back();
+  };
+  walk(owner, "");
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto matching = [&](const std::string &pattern) -> std::optional<std::vector<std::string>> {
+    std::vector<std::string> out;
+    for (const std::string &name : names) {
+      std::optional<bool> found = python_regex_search("^" + pattern, name);
+      if (!found)
+        return std::nullopt;
+      if (*found)
+        out.push_back(name);
+    }
+    return out;
+  };
+  for (const auto &[target, source] : pairs) {
+    auto targets = matching(target), sources = matching(source);
+    if (!targets || !sources || sources->empty() || targets->empty() ||
+        targets->size() % sources->size() != 0) {
+      unknowns.push_back(
+          {prefix,
+           "_tied_weights_keys: `" + target + "` -> `" + source + "` " +
+               (!targets || !sources ? "is a pattern devlint cannot match" : "names no parameter") +
+               "; not tied",
+           ""});
+      continue;
+    }
+    for (size_t i = 0; i < targets->size(); ++i) {
+      std::string from = (*sources)[i % sources->size()];
+      auto earlier = std::find_if(expanded.begin(), expanded.end(),
+                                  [&](const auto &pair) { return pair.first == from; });
+      if (earlier != expanded.end())
+        from = earlier->second;
+      auto same = std::find_if(expanded.begin(), expanded.end(),
+                               [&](const auto &pair) { return pair.first == (*targets)[i]; });
+      if (same != expanded.end())
+        same->second = from;
+      else
+        expanded.emplace_back((*targets)[i], from);
+    }
+  }
+  return expanded;
 }
 
 // Tying assigns the source Parameter to the target's attribute (`_tie_embedding_weights`,
@@ -86,7 +189,9 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
   if (config.values.contains("tie_word_embeddings") &&
       !config.values["tie_word_embeddings"].is_boolean())
     tree.unknowns.push_back({"", "tie_word_embeddings is not a bool: taken as true", ""});
-  Value tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
+  Value tied_keys = evaluator.module_attribute(tree.root, "_tied_weights_keys");
+  if (!tied_keys.is(Kind::Dict))
+    tied_keys = evaluator.class_attribute(*cls, "_tied_weights_keys");
   // transformers 5's sub-models (PreTrainedModel children) with a `_tied_weights_keys` dict.
   struct SubModelKeys {
     std::string path;
@@ -98,7 +203,10 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
     if (path.empty() || !node->cls || !node->cls->is_pretrained_model)
       continue;
     std::optional<simulation::ClassRef> sub = evaluator.node_class(node);
-    Value keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
+    // An instance's own `self._tied_weights_keys = {...}` (set in __init__) first.
+    Value keys = evaluator.module_attribute(const_cast<ModuleNode *>(node), "_tied_weights_keys");
+    if (!keys.is(Kind::Dict))
+      keys = sub ? evaluator.class_attribute(*sub, "_tied_weights_keys") : Value::none();
     if (keys.is(Kind::Dict))
       sub_models.push_back({path, const_cast<ModuleNode *>(node), keys});
   }
@@ -110,8 +218,8 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
     // False)`; a 5.x configuration does not default it to true). post_init adds every
     // PreTrainedModel child's keys under its name, each judged by that child's configuration
     // (a BLIP-2's OPT language model ties its head by text_config while Blip2Config does not
-    // tie), each sub-model's own first. Regular expressions are not expanded (a repository's
-    // pattern is not run): listed instead.
+    // tie), each sub-model's own first. Patterns are expanded as transformers does
+    // (expanded_tied_keys), by a matcher whose work is bounded.
     bool root_ties = config.values.contains("tie_word_embeddings") &&
                      (!config.values["tie_word_embeddings"].is_boolean() ||
                       config.values["tie_word_embeddings"].get<bool>());
@@ -119,17 +227,16 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
                         bool ties) {
       if (!ties)
         return;
-      for (const auto &[target_name, source_name] : *keys.dict) {
-        if (!target_name.is(Kind::Str) || !source_name.is(Kind::Str))
-          continue;
-        TreeTensor *target = parameter_at(owner, target_name.text);
-        TreeTensor *source = parameter_at(owner, source_name.text);
+      for (const auto &[target_name, source_name] :
+           expanded_tied_keys(owner, keys, prefix, tree.unknowns)) {
+        TreeTensor *target = tensor_at(owner, target_name);
+        TreeTensor *source = tensor_at(owner, source_name);
         if (target && source)
           tie_to(*target, *source);
         else
           tree.unknowns.push_back({prefix,
-                                   "_tied_weights_keys: `" + target_name.text + "` -> `" +
-                                       source_name.text + "` names no parameter; not tied",
+                                   "_tied_weights_keys: `" + target_name + "` -> `" + source_name +
+                                       "` names no parameter; not tied",
                                    ""});
       }
     };
