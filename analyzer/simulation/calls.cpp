@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 namespace devlint::simulation {
@@ -318,6 +319,15 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     t.dims = {n};
     return t;
   }
+  // torch.Tensor(t) / FloatTensor(t) of a tensor or array: a float32 copy of its shape.
+  if ((leaf == "Tensor" || leaf == "FloatTensor") && a.positional.size() == 1 &&
+      a.positional[0].is(Kind::Tensor)) {
+    Value t = tensor_like(a.positional[0], a.positional[0].numel);
+    t.dims = a.positional[0].dims;
+    t.integer_dtype = false;
+    t.element_bytes = 4;
+    return t;
+  }
   if (leaf == "empty" || leaf == "zeros" || leaf == "ones" || leaf == "randn" || leaf == "rand" ||
       leaf == "full" || leaf == "Tensor" || leaf == "FloatTensor" || sized_normal) {
     std::vector<Value> shape = a.positional;
@@ -519,9 +529,51 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (leaf == "weight_norm" && (ends_with_str(name, "nn.utils.weight_norm") ||
                                 ends_with_str(name, "nn.utils.parametrizations.weight_norm")))
     return weight_norm(a, ends_with_str(name, "parametrizations.weight_norm"), frame, call);
+  // itertools.product(a, b, repeat=n): the tuples of the cartesian product, the last iterable
+  // varying fastest.
+  if (name == "itertools.product") {
+    ValueList pools;
+    for (const Value &v : a.positional) {
+      Value items = iteration_items(v, kMaxLoop);
+      if (!items.is(Kind::List))
+        return Value::unknown("itertools.product of an unknown iterable");
+      pools.push_back(items);
+    }
+    const Value *repeat = keyword_or(a, "repeat", SIZE_MAX);
+    if (repeat && (!repeat->is(Kind::Int) || repeat->integer < 0 || repeat->integer > 16))
+      return Value::unknown("itertools.product repeated an unknown number of times");
+    ValueList all;
+    for (int64_t r = 0; r < (repeat ? repeat->integer : 1); ++r)
+      all.insert(all.end(), pools.begin(), pools.end());
+    std::vector<ValueList> out = {{}};
+    for (const Value &pool : all) {
+      std::vector<ValueList> next;
+      for (const ValueList &prefix : out)
+        for (const Value &x : *pool.list) {
+          if (next.size() >= kMaxLoop)
+            return Value::unknown("itertools.product of too many items");
+          next.push_back(prefix);
+          next.back().push_back(x);
+        }
+      out = std::move(next);
+    }
+    ValueList tuples;
+    for (ValueList &t : out)
+      tuples.push_back(Value::list_of(std::move(t)));
+    return Value::list_of(std::move(tuples));
+  }
   // collections.OrderedDict(...) is a dict that keeps insertion order, as every dict does.
   if (name == "collections.OrderedDict")
     return call_builtin("dict", std::move(a), frame, call);
+  // transformers' is_<library>_available(): devmap's machine has torch with CUDA and accelerate
+  // (device_map="auto" needs it) and no optional library (as a module-level
+  // `if is_fla_available(): ... else: X = None` is read), so a model builds its own fallback.
+  if (starts_with(leaf, "is_") && ends_with_str(leaf, "_available") && leaf.size() > 13 &&
+      a.positional.empty()) {
+    std::string_view library = leaf.substr(3, leaf.size() - 13);
+    return Value::boolean(library == "torch" || library == "torch_cuda" ||
+                          library == "torch_accelerator" || library == "accelerate");
+  }
   // transformers' is_deepspeed_zero3_enabled(): from_pretrained refuses a device_map under
   // ZeRO-3 (integrations/accelerate.py), so the model devmap places is built without it.
   if (leaf == "is_deepspeed_zero3_enabled" && a.positional.empty() && a.keywords.empty())
@@ -545,6 +597,21 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   // every tensor argument has one shape (scalars broadcast to it), the result has that shape.
   if ((name == "torch.where" && a.positional.size() == 3) ||
       ((name == "torch.maximum" || name == "torch.minimum") && a.positional.size() == 2)) {
+    // Every tensor's shape known: they broadcast (numbers do too).
+    std::optional<std::vector<int64_t>> broadcast = std::vector<int64_t>{};
+    const Value *first_value = nullptr;
+    for (size_t i = 0; i < a.positional.size() && broadcast; ++i) {
+      const Value &v = a.positional[i];
+      if (v.is(Kind::Tensor) && has_shape(v)) {
+        broadcast = broadcast_shape(*broadcast, v.dims);
+        if (!first_value && (name != "torch.where" || i > 0))
+          first_value = &v;
+      } else if (!v.is_number()) {
+        broadcast = std::nullopt;
+      }
+    }
+    if (broadcast && first_value)
+      return shaped(*first_value, *broadcast);
     const Value *shape = nullptr;
     bool same = true;
     for (size_t i = 0; i < a.positional.size(); ++i) {
@@ -572,9 +639,22 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
       return t;
     }
   }
-  if (leaf == "ones_like" || leaf == "zeros_like" || leaf == "empty_like") {
-    if (!a.positional.empty() && a.positional[0].is(Kind::Tensor))
-      return tensor_like(a.positional[0], a.positional[0].numel);
+  // torch.ones_like(t), full_like(t, v), rand_like(t): t's shape (and dtype, unless given).
+  if (leaf == "ones_like" || leaf == "zeros_like" || leaf == "empty_like" || leaf == "full_like" ||
+      leaf == "rand_like" || leaf == "randn_like") {
+    if (!a.positional.empty() && a.positional[0].is(Kind::Tensor)) {
+      Value t = tensor_like(a.positional[0], a.positional[0].numel);
+      t.dims = a.positional[0].dims;
+      apply_dtype(a, t);
+      return t;
+    }
+  }
+  // torch.clamp / clip (t, min, max): elementwise, t's shape.
+  if ((leaf == "clamp" || leaf == "clip") && !a.positional.empty() &&
+      a.positional[0].is(Kind::Tensor)) {
+    Value t = tensor_like(a.positional[0], a.positional[0].numel);
+    t.dims = a.positional[0].dims;
+    return t;
   }
   // Module constructors: torch.nn layers, transformers' Conv1D.
   if (!leaf.empty() && std::isupper(static_cast<unsigned char>(leaf[0]))) {
@@ -748,6 +828,26 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
   }
   if (leaf == "float" && p.size() == 1 && p[0].is_number())
     return Value::real_value(p[0].as_real());
+  // float("inf"), float("-inf"), float("nan"), float("1e-5"): Python's spellings.
+  if (leaf == "float" && p.size() == 1 && p[0].is(Kind::Str)) {
+    std::string t = p[0].text;
+    t.erase(0, t.find_first_not_of(" \t\n"));
+    t.erase(t.find_last_not_of(" \t\n") + 1);
+    std::string lower;
+    for (char c : t)
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool negative = !lower.empty() && lower[0] == '-';
+    std::string body = lower.substr(!lower.empty() && (lower[0] == '-' || lower[0] == '+'));
+    if (body == "inf" || body == "infinity")
+      return Value::real_value(negative ? -HUGE_VAL : HUGE_VAL);
+    if (body == "nan")
+      return Value::real_value(std::nan(""));
+    char *end = nullptr;
+    double d = std::strtod(t.c_str(), &end);
+    if (!t.empty() && end == t.c_str() + t.size())
+      return Value::real_value(d);
+    return Value::unknown("float() of a string that is no number");
+  }
   if (leaf == "bool" && p.size() == 1) {
     auto t = truthy(p[0]);
     return t ? Value::boolean(*t) : Value::unknown("bool() of an unknown value");
@@ -923,6 +1023,22 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
         return Value::unknown("isinstance of an unknown value");
       if (match)
         return Value::boolean(true);
+      bool builtin_type = tn == "int" || tn == "float" || tn == "str" || tn == "bool" ||
+                          tn == "list" || tn == "tuple" || tn == "dict" || tn == "Mapping" ||
+                          tn == "set" || tn == "Number" || tn == "Integral" || iterable;
+      // A configuration object (a PretrainedConfig) is none of Python's builtin types; a JSON
+      // object of the configuration is a dict unless it is a sub-configuration, which to_dict
+      // writes with its model_type.
+      if (builtin_type && v.is(Kind::Object) && v.object && v.object->class_def) {
+        std::optional<ClassRef> cls = find_class(v.object->class_def->name);
+        if (cls && is_transformers_config(*cls))
+          continue;
+      }
+      if ((tn == "dict" || tn == "Mapping") && is_configuration_mapping(v)) {
+        if (!v.object->attrs.count("model_type"))
+          return Value::boolean(true);
+        continue;
+      }
       if (v.is(Kind::Object) || v.is(Kind::Module) || v.is(Kind::Tensor))
         return Value::unknown("isinstance of an object");
     }

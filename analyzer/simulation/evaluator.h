@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -262,6 +263,8 @@ private:
   Value eval_comprehension(const Expr *e, Frame &frame);
 
   Value eval_subscript(const Expr *e, Frame &frame);
+  std::optional<std::array<Value, 3>> slice_bounds(const Expr *slice, Frame &frame);
+  std::optional<std::array<int64_t, 3>> slice_range(const Expr *slice, int64_t n, Frame &frame);
   Value activation_module(const Value &name, const Frame &caller);
 
   static Value copied(const Value &v, bool deep, int depth);

@@ -217,8 +217,10 @@ void Evaluator::index_file(const SyntaxFile *f) {
     if (i.module == "torch" && i.name == "nn")
       imp[std::string(i.local_name)] = "nn";
     // `from copy import deepcopy` is copy.deepcopy, `from collections import OrderedDict`
-    // collections.OrderedDict (standard library names, known by their module).
-    if ((i.module == "copy" || i.module == "collections") && !i.name.empty())
+    // collections.OrderedDict, `from itertools import product` itertools.product (standard
+    // library names, known by their module).
+    if ((i.module == "copy" || i.module == "collections" || i.module == "itertools") &&
+        !i.name.empty())
       imp[std::string(i.local_name)] = full;
     // `import collections.abc` binds `collections`.
     std::string_view local = i.local_name;
@@ -263,7 +265,7 @@ void Evaluator::report_unknown_value(const Frame &frame, const Expr *e, const Va
 }
 
 bool Evaluator::class_is_module(const ClassRef &cls) const {
-  const ModuleClass *mc = package_.find_class(cls.def->name);
+  const ModuleClass *mc = package_.find_class(cls.def->name, cls.file);
   return mc && mc->def == cls.def && mc->is_module;
 }
 
@@ -360,7 +362,7 @@ Value Evaluator::instantiate_module(const ClassRef &cls, std::vector<Value> args
     return Value::unknown("");
   ModuleNode &node = tree_->nodes.emplace_back();
   node.class_name = std::string(cls.def->name);
-  node.cls = package_.find_class(cls.def->name);
+  node.cls = package_.find_class(cls.def->name, cls.file);
   node_classes_[&node] = cls;
   Value self = Value::module_value(&node);
   run_init(cls, self, std::move(args), std::move(kwargs), caller, path);
@@ -577,6 +579,17 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
     if (it != g.end())
       return global_value(frame.file, name, it->second);
   }
+  // A module's own class first: two files of a package may each define one of that name
+  // (modeling_blip.py's BlipTextEmbeddings and modeling_blip_text.py's).
+  if (frame.file)
+    for (const ClassDef *c : frame.file->classes)
+      if (c->name == name) {
+        Value v;
+        v.kind = Kind::Class;
+        v.class_def = c;
+        v.file = frame.file;
+        return v;
+      }
   if (auto cls = find_class(name)) {
     Value v;
     v.kind = Kind::Class;

@@ -2,6 +2,8 @@
 // and comparisons (tensor shapes included).
 #include "simulation/evaluator.h"
 
+#include <array>
+
 namespace devlint::simulation {
 
 int64_t Evaluator::parse_int_literal(std::string_view t, bool *ok) {
@@ -334,6 +336,69 @@ Value Evaluator::eval_comprehension(const Expr *e, Frame &frame) {
   return Value::list_of(std::move(out));
 }
 
+// The start, stop and step of a slice `a:b:c` (None where absent): each bound is the part of
+// the text between the slice's top-level colons it lies in (`depths[:i] : depths[: i + 1]`).
+std::optional<std::array<Value, 3>> Evaluator::slice_bounds(const Expr *slice, Frame &frame) {
+  std::string text = text_of(frame.file, slice->range);
+  std::vector<size_t> colons;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ':' && depth == 0) {
+      colons.push_back(i);
+    }
+  }
+  if (colons.empty() || colons.size() > 2)
+    return std::nullopt;
+  std::array<Value, 3> bounds = {Value::none(), Value::none(), Value::none()};
+  for (const Expr *bound : slice->operands) {
+    if (bound->range.begin < slice->range.begin)
+      return std::nullopt;
+    size_t offset = bound->range.begin - slice->range.begin;
+    size_t part = static_cast<size_t>(
+        std::count_if(colons.begin(), colons.end(), [&](size_t c) { return c < offset; }));
+    bounds[part] = eval(bound, frame);
+  }
+  return bounds;
+}
+
+// slice.indices(n) for a slice of ints or None: start, stop and step, the bounds clamped.
+std::optional<std::array<int64_t, 3>> Evaluator::slice_range(const Expr *slice, int64_t n,
+                                                             Frame &frame) {
+  std::optional<std::array<Value, 3>> bounds = slice_bounds(slice, frame);
+  if (!bounds)
+    return std::nullopt;
+  for (const Value &b : *bounds)
+    if (!b.is(Kind::Int) && !b.is(Kind::None))
+      return std::nullopt;
+  int64_t step = (*bounds)[2].is(Kind::Int) ? (*bounds)[2].integer : 1;
+  if (step == 0)
+    return std::nullopt;
+  auto clamp = [&](const Value &b, bool is_start) -> int64_t {
+    if (!b.is(Kind::Int))
+      return step > 0 ? (is_start ? 0 : n) : (is_start ? n - 1 : -1);
+    int64_t i = b.integer < 0 ? b.integer + n : b.integer;
+    if (i < 0)
+      return step > 0 ? 0 : -1;
+    if (i >= n)
+      return step > 0 ? n : n - 1;
+    return i;
+  };
+  return std::array<int64_t, 3>{clamp((*bounds)[0], true), clamp((*bounds)[1], false), step};
+}
+
 Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
   Value v = eval(e->operands[0], frame);
   if (e->operands.size() < 2)
@@ -389,67 +454,21 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
   if (v.is(Kind::Module) && index.is(Kind::Str))
     if (ModuleNode *c = v.module->child(index.text))
       return Value::module_value(c);
-  if ((v.is(Kind::List) || v.is(Kind::Str)) && e->operands[1]->kind == ExprKind::Slice) {
-    // a[:k], a[k:], a[i:j], of a list or a string (`param[4:]`)
-    const Expr *slice = e->operands[1];
-    std::string text = text_of(frame.file, slice->range);
-    size_t colon = text.find(':');
+  if ((v.is(Kind::List) || v.is(Kind::Str)) && e->operands.size() == 2 &&
+      e->operands[1]->kind == ExprKind::Slice) {
+    // a[i:j:k] of a list or a string (`param[4:]`, `a[::-1]`): Python's slice.indices.
     int64_t n = static_cast<int64_t>(v.is(Kind::Str) ? v.text.size() : v.list->size());
-    auto bound = [&](std::string s, int64_t fallback) -> std::optional<int64_t> {
-      if (s.find_first_not_of(' ') == std::string::npos)
-        return fallback;
-      Value b = eval_simple_text(s, frame);
-      if (!b.is(Kind::Int))
-        return std::nullopt;
-      return b.integer < 0 ? b.integer + n : b.integer;
-    };
-    if (colon != std::string::npos && text.find(':', colon + 1) == std::string::npos) {
-      auto lo = bound(text.substr(0, colon), 0), hi = bound(text.substr(colon + 1), n);
-      if (lo && hi && v.is(Kind::Str)) {
-        int64_t from = std::max<int64_t>(0, *lo), to = std::min(*hi, n);
-        return Value::str(
-            from < to ? v.text.substr(static_cast<size_t>(from), static_cast<size_t>(to - from))
-                      : "");
-      }
-      if (lo && hi) {
-        ValueList out;
-        for (int64_t i = std::max<int64_t>(0, *lo); i < std::min(*hi, n); ++i)
+    if (std::optional<std::array<int64_t, 3>> range = slice_range(e->operands[1], n, frame)) {
+      auto [start, stop, step] = *range;
+      std::string text;
+      ValueList out;
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+        if (v.is(Kind::Str))
+          text += v.text[static_cast<size_t>(i)];
+        else
           out.push_back((*v.list)[static_cast<size_t>(i)]);
-        return Value::list_of(std::move(out));
       }
-    }
-    // a[::-1] and other steps of a list: Python's slice.indices (a negative step starts at the
-    // end and stops before the start).
-    size_t second = colon == std::string::npos ? colon : text.find(':', colon + 1);
-    if (v.is(Kind::List) && second != std::string::npos &&
-        text.find(':', second + 1) == std::string::npos) {
-      Value step_value = text.substr(second + 1).find_first_not_of(' ') == std::string::npos
-                             ? Value::integer_value(1)
-                             : eval_simple_text(text.substr(second + 1), frame);
-      if (step_value.is(Kind::Int) && step_value.integer != 0) {
-        int64_t step = step_value.integer;
-        auto clamp = [&](std::string s, bool is_start) -> std::optional<int64_t> {
-          if (s.find_first_not_of(' ') == std::string::npos)
-            return step > 0 ? (is_start ? 0 : n) : (is_start ? n - 1 : -1);
-          Value b = eval_simple_text(s, frame);
-          if (!b.is(Kind::Int))
-            return std::nullopt;
-          int64_t x = b.integer < 0 ? b.integer + n : b.integer;
-          if (x < 0)
-            return step > 0 ? 0 : -1;
-          if (x >= n)
-            return step > 0 ? n : n - 1;
-          return x;
-        };
-        auto start = clamp(text.substr(0, colon), true);
-        auto stop = clamp(text.substr(colon + 1, second - colon - 1), false);
-        if (start && stop) {
-          ValueList out;
-          for (int64_t i = *start; step > 0 ? i < *stop : i > *stop; i += step)
-            out.push_back((*v.list)[static_cast<size_t>(i)]);
-          return Value::list_of(std::move(out));
-        }
-      }
+      return v.is(Kind::Str) ? Value::str(text) : Value::list_of(std::move(out));
     }
   }
   if (v.is(Kind::Tensor))

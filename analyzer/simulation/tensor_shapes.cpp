@@ -130,43 +130,10 @@ Value Evaluator::index_tensor(const Value &t, const Expr *e, Frame &frame) {
       continue;
     }
     if (x->kind == ExprKind::Slice) {
-      int64_t n = t.dims[next++];
-      std::string text = text_of(frame.file, x->range);
-      std::vector<std::string> parts;
-      for (size_t begin = 0;;) {
-        size_t colon = text.find(':', begin);
-        parts.push_back(text.substr(begin, colon - begin));
-        if (colon == std::string::npos)
-          break;
-        begin = colon + 1;
-      }
-      if (parts.size() < 2 || parts.size() > 3)
+      std::optional<std::array<int64_t, 3>> range = slice_range(x, t.dims[next++], frame);
+      if (!range)
         return unknown;
-      auto bound = [&](const std::string &s) -> std::optional<Value> {
-        if (s.find_first_not_of(' ') == std::string::npos)
-          return Value::none();
-        Value b = eval_simple_text(s, frame);
-        return b.is(Kind::Int) ? std::optional<Value>(b) : std::nullopt;
-      };
-      auto lo = bound(parts[0]), hi = bound(parts[1]);
-      auto st = parts.size() == 3 ? bound(parts[2]) : std::optional<Value>(Value::none());
-      if (!lo || !hi || !st)
-        return unknown;
-      int64_t step = st->is(Kind::Int) ? st->integer : 1;
-      if (step == 0)
-        return unknown;
-      // slice.indices(n): bounds clamped into the dimension.
-      auto clamp = [&](const Value &b, bool is_start) {
-        if (!b.is(Kind::Int))
-          return step > 0 ? (is_start ? int64_t{0} : n) : (is_start ? n - 1 : int64_t{-1});
-        int64_t i = b.integer < 0 ? b.integer + n : b.integer;
-        if (i < 0)
-          return step > 0 ? int64_t{0} : int64_t{-1};
-        if (i >= n)
-          return step > 0 ? n : n - 1;
-        return i;
-      };
-      out.push_back(slice_length(clamp(*lo, true), clamp(*hi, false), step));
+      out.push_back(slice_length((*range)[0], (*range)[1], (*range)[2]));
       continue;
     }
     if (x->kind == ExprKind::NoneLiteral ||
