@@ -49,6 +49,8 @@ struct Expr {
   std::string_view text;
   std::vector<Expr *> operands;
   std::vector<Keyword> keywords; // Call: keyword arguments; Dict: the keys
+  // `(name := value)` lowers to the value's expression, naming here the variable it binds.
+  std::string_view binds;
 
   const Keyword *keyword(std::string_view name) const {
     for (const Keyword &k : keywords)

@@ -259,6 +259,7 @@ private:
   Value eval_simple_text(std::string text, const Frame &frame);
 
   Value eval(const Expr *e, Frame &frame);
+  Value eval_value(const Expr *e, Frame &frame);
 
   Value eval_comprehension(const Expr *e, Frame &frame);
 

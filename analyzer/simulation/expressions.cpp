@@ -111,7 +111,15 @@ Value Evaluator::eval_simple_text(std::string text, const Frame &frame) {
   return v;
 }
 
+// An expression's value; `(name := value)` also binds name in the frame.
 Value Evaluator::eval(const Expr *e, Frame &frame) {
+  Value v = eval_value(e, frame);
+  if (e && !e->binds.empty())
+    frame.locals[std::string(e->binds)] = v;
+  return v;
+}
+
+Value Evaluator::eval_value(const Expr *e, Frame &frame) {
   if (!e)
     return Value::none();
   if (depth_ > kMaxDepth)

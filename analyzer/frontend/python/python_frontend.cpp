@@ -922,8 +922,12 @@ private:
       return e;
     }
     case Sym::NamedExpression: {
-      // (x := value) reads as its value here.
-      return lower_expr(field(n, sym_.value), depth);
+      // (x := value) reads as its value, which also binds x.
+      Expr *value = lower_expr(field(n, sym_.value), depth);
+      TSNode name = field(n, sym_.name);
+      if (value && !ts_node_is_null(name) && kind(name) == Sym::Identifier)
+        value->binds = text(name);
+      return value;
     }
     case Sym::Await:
       if (ts_node_named_child_count(n) > 0)
