@@ -293,6 +293,9 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     if (a.positional.size() == 2 && leaf == "pow")
       return real(std::pow(x, a.positional[1].as_real()));
   }
+  if ((ends_with_str(name, "functional.pad") || name == "F.pad") && a.positional.size() >= 2)
+    if (std::optional<Value> t = padded(a.positional[0], a.positional[1]))
+      return *t;
   if (std::optional<Value> reshaped = torch_function_shape(leaf, a))
     return *reshaped;
   // torch tensor constructors
@@ -529,6 +532,32 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (leaf == "weight_norm" && (ends_with_str(name, "nn.utils.weight_norm") ||
                                 ends_with_str(name, "nn.utils.parametrizations.weight_norm")))
     return weight_norm(a, ends_with_str(name, "parametrizations.weight_norm"), frame, call);
+  // transformers' AutoConfig.for_model(model_type, **kwargs): CONFIG_MAPPING[model_type](**kwargs).
+  if (name == "AutoConfig.for_model" || ends_with_str(name, ".AutoConfig.for_model")) {
+    const Value *model_type = keyword_or(a, "model_type", 0);
+    if (!model_type || !model_type->is(Kind::Str))
+      return Value::unknown("AutoConfig.for_model of an unknown model_type");
+    Arguments rest;
+    if (a.positional.size() > 1)
+      rest.positional.assign(a.positional.begin() + 1, a.positional.end());
+    for (const auto &[k, v] : a.keywords)
+      if (k != "model_type")
+        rest.keywords.emplace_back(k, v);
+    return call_value(configuration_class(model_type->text), std::move(rest), frame, call);
+  }
+  // math.prod(values) / numpy.prod(values) of numbers: their product (1 for none).
+  if ((name == "math.prod" || name == "np.prod" || name == "numpy.prod") &&
+      a.positional.size() == 1 && a.positional[0].is(Kind::List) && a.keywords.empty()) {
+    Value product = Value::integer_value(1);
+    for (const Value &v : *a.positional[0].list) {
+      if (!v.is_number())
+        return Value::unknown(std::string(name) + " of values that are not numbers");
+      product = binary("*", product, v);
+      if (!product.is_number())
+        return product;
+    }
+    return product;
+  }
   // itertools.product(a, b, repeat=n): the tuples of the cartesian product, the last iterable
   // varying fastest.
   if (name == "itertools.product") {

@@ -289,6 +289,7 @@ private:
   static std::optional<Value> tensor_method_shape(const Value &self, const std::string &name,
                                                   const Arguments &a);
   static std::optional<Value> torch_function_shape(std::string_view leaf, const Arguments &a);
+  static std::optional<Value> padded(const Value &t, const Value &pad);
 
   Value binary(const std::string &op, const Value &a, const Value &b);
 

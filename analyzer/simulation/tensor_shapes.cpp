@@ -320,6 +320,25 @@ std::optional<Value> Evaluator::tensor_method_shape(const Value &self, const std
   return std::nullopt;
 }
 
+// torch.nn.functional.pad(t, (left, right, top, bottom, ...)): the pairs widen the last
+// dimension, then the one before it.
+std::optional<Value> Evaluator::padded(const Value &t, const Value &pad) {
+  if (!has_shape(t) || !pad.is(Kind::List) || pad.list->size() % 2 != 0 ||
+      pad.list->size() / 2 > t.dims.size())
+    return std::nullopt;
+  std::vector<int64_t> dims = t.dims;
+  for (size_t pair = 0; pair < pad.list->size() / 2; ++pair) {
+    const Value &lo = (*pad.list)[2 * pair], &hi = (*pad.list)[2 * pair + 1];
+    if (!lo.is(Kind::Int) || !hi.is(Kind::Int))
+      return std::nullopt;
+    int64_t &d = dims[dims.size() - 1 - pair];
+    d += lo.integer + hi.integer;
+    if (d < 0)
+      return std::nullopt;
+  }
+  return shaped(t, dims);
+}
+
 // torch functions that change a known shape (and their method forms, given the tensor first).
 std::optional<Value> Evaluator::torch_function_shape(std::string_view leaf, const Arguments &a) {
   const auto &p = a.positional;

@@ -149,6 +149,39 @@ void Evaluator::keep_layer_attributes(ModuleNode &node, std::string_view leaf,
     if (v && v->is(Kind::Int))
       attrs.emplace(std::string(keyword), *v);
   }
+  // torch's _ConvNd keeps kernel_size, stride, padding and dilation as tuples of one int per
+  // dimension (`self.conv.kernel_size[0]`), a padding string as given, and groups.
+  if (leaf.rfind("Conv", 0) == 0 && leaf.size() >= 6 && leaf.back() == 'd') {
+    size_t dims = static_cast<size_t>(leaf[leaf.size() - 2] - '0');
+    bool transposed = leaf.rfind("ConvTranspose", 0) == 0;
+    auto argument = [&](std::string_view keyword, size_t position) -> const Value * {
+      for (const auto &[k, kv] : kwargs)
+        if (k == keyword)
+          return &kv;
+      return position < args.size() ? &args[position] : nullptr;
+    };
+    auto keep_tuple = [&](std::string_view keyword, size_t position, int64_t fallback) {
+      const Value *v = argument(keyword, position);
+      Value given = v ? *v : Value::integer_value(fallback);
+      if (given.is(Kind::Int)) {
+        attrs.emplace(std::string(keyword), Value::list_of(ValueList(dims, given)));
+      } else if (given.is(Kind::List) && given.list->size() == dims &&
+                 std::all_of(given.list->begin(), given.list->end(),
+                             [](const Value &x) { return x.is(Kind::Int); })) {
+        attrs.emplace(std::string(keyword), given);
+      } else if (given.is(Kind::Str) && keyword == "padding") {
+        attrs.emplace(std::string(keyword), given);
+      }
+    };
+    keep_tuple("kernel_size", 2, 0);
+    if (argument("kernel_size", 2)) {
+      keep_tuple("stride", 3, 1);
+      keep_tuple("padding", 4, 0);
+      keep_tuple("dilation", transposed ? 8 : 5, 1);
+      if (const Value *groups = argument("groups", 6); !groups || groups->is(Kind::Int))
+        attrs.emplace("groups", groups ? *groups : Value::integer_value(1));
+    }
+  }
 }
 
 Value Evaluator::builtin_module(std::string_view leaf, const std::vector<Value> &args,
