@@ -8,6 +8,11 @@
 
 namespace devlint::simulation {
 
+namespace {
+// The class name of what itertools.cycle returns (an Object holding its items and position).
+constexpr std::string_view kCycleIterator = "itertools.cycle";
+} // namespace
+
 Arguments Evaluator::eval_arguments(const Expr *call, Frame &frame) {
   Arguments a;
   for (size_t i = 1; i < call->operands.size(); ++i) {
@@ -558,6 +563,19 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     }
     return product;
   }
+  // itertools.cycle(items): an iterator that next() walks round and round.
+  if (name == "itertools.cycle" && a.positional.size() == 1) {
+    Value items = iteration_items(a.positional[0], kMaxLoop);
+    if (!items.is(Kind::List))
+      return Value::unknown("itertools.cycle of an unknown iterable");
+    Value it;
+    it.kind = Kind::Object;
+    it.object = std::make_shared<ObjectData>();
+    it.object->class_name = kCycleIterator;
+    it.object->attrs["items"] = items;
+    it.object->attrs["position"] = Value::integer_value(0);
+    return it;
+  }
   // itertools.product(a, b, repeat=n): the tuples of the cartesian product, the last iterable
   // varying fastest.
   if (name == "itertools.product") {
@@ -824,6 +842,16 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
     }
     return Value::list_of(std::move(items));
   }
+  if (leaf == "next" && p.size() == 1 && p[0].is(Kind::Object) && p[0].object &&
+      p[0].object->class_name == kCycleIterator) {
+    const Value &items = p[0].object->attrs["items"];
+    Value &position = p[0].object->attrs["position"];
+    if (!items.is(Kind::List) || items.list->empty() || !position.is(Kind::Int))
+      return Value::unknown("next() of an empty cycle");
+    Value item = (*items.list)[static_cast<size_t>(position.integer) % items.list->size()];
+    position = Value::integer_value(position.integer + 1);
+    return item;
+  }
   // next(iter(items)) / next(module.parameters()): the first item.
   if ((leaf == "next" || leaf == "iter") && p.size() == 1 && p[0].is(Kind::List) &&
       !p[0].list->empty())
@@ -1063,6 +1091,8 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
         if (cls && is_transformers_config(*cls))
           continue;
       }
+      if (builtin_type && v.is(Kind::Object) && v.object && v.object->class_name == kCycleIterator)
+        continue; // an iterator is none of them
       if ((tn == "dict" || tn == "Mapping") && is_configuration_mapping(v)) {
         if (!v.object->attrs.count("model_type"))
           return Value::boolean(true);

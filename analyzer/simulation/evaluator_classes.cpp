@@ -628,10 +628,10 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
     }
   }
   static const std::unordered_set<std::string> builtins = {
-      "range",    "len",        "int",     "float",   "str",     "bool",     "min",   "max",
-      "sum",      "abs",        "round",   "list",    "tuple",   "dict",     "set",   "enumerate",
-      "zip",      "isinstance", "getattr", "hasattr", "setattr", "super",    "print", "sorted",
-      "reversed", "any",        "all",     "divmod",  "pow",     "frozenset"};
+      "range",    "len",        "int",     "float",   "str",     "bool",      "min",   "max",
+      "sum",      "abs",        "round",   "list",    "tuple",   "dict",      "set",   "enumerate",
+      "zip",      "isinstance", "getattr", "hasattr", "setattr", "super",     "print", "sorted",
+      "reversed", "any",        "all",     "divmod",  "pow",     "frozenset", "next",  "iter"};
   if (builtins.count(name))
     return Value::ns("builtins." + name);
   if (name == "torch" || name == "nn" || name == "F" || name == "math" || name == "np" ||

@@ -129,6 +129,13 @@ Value iteration_items(const Value &v, size_t max_items) {
       keys.push_back(k);
     return Value::list_of(std::move(keys));
   }
+  // A string iterates over its characters.
+  if (container.is(Kind::Str) && container.text.size() <= max_items) {
+    ValueList chars;
+    for (char c : container.text)
+      chars.push_back(Value::str(std::string(1, c)));
+    return Value::list_of(std::move(chars));
+  }
   if (container.is(Kind::Tensor) && container.dims.size() == 1 && container.dims[0] >= 0 &&
       static_cast<size_t>(container.dims[0]) <= max_items)
     return Value::list_of(ValueList(static_cast<size_t>(container.dims[0]),

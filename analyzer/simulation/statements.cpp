@@ -59,8 +59,22 @@ void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
           ends_with_str(v.text, "is not in the package"))
         report_unknown_value(frame, target, v, "module attribute");
       set_module_attr(*obj.module, name, v);
-    } else if (obj.is(Kind::Object))
+    } else if (obj.is(Kind::Object)) {
+      // PretrainedConfig.__setattr__ writes an attribute_map alias to the attribute it names
+      // (`self.layer_types = ...` sets layers_block_type).
+      if (obj.object->class_def)
+        if (std::optional<ClassRef> cls = find_class(obj.object->class_def->name);
+            cls && is_transformers_config(*cls)) {
+          Value map = class_attribute(*cls, "attribute_map");
+          if (map.is(Kind::Dict))
+            for (const auto &[alias, real] : *map.dict)
+              if (alias.is(Kind::Str) && real.is(Kind::Str) && alias.text == name) {
+                name = real.text;
+                break;
+              }
+        }
       obj.object->attrs[name] = v;
+    }
     return;
   }
   case ExprKind::Subscript: {
