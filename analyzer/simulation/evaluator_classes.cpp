@@ -489,6 +489,7 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
     // PretrainedConfig.to_dict() and standardize_rope_params(); a dict's methods on a JSON
     // object (is_configuration_mapping).
     if (name != "to_dict" && name != "__setattr__" && name != "standardize_rope_params" &&
+        name != "get_text_config" &&
         (!is_configuration_mapping(obj) ||
          (name != "get" && name != "items" && name != "keys" && name != "values" && name != "pop" &&
           name != "setdefault" && name != "update")))

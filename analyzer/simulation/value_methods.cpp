@@ -340,6 +340,46 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
             dict_set(out, Value::str("model_type"), type);
       return out;
     }
+    // PretrainedConfig.get_text_config(decoder=None, encoder=None): the one sub-configuration
+    // among `text_encoder` (encoder side) and `decoder`, `generator`, `text_config` (decoder
+    // side) that is set, else the configuration itself (a flat encoder-decoder one asked for one
+    // side is not modelled).
+    if (name == "get_text_config" && p.empty()) {
+      auto flag = [&](const char *key) -> std::optional<bool> {
+        const Value *v = keyword_or(a, key, SIZE_MAX);
+        if (!v || v->is(Kind::None))
+          return std::nullopt;
+        if (v->is(Kind::Bool))
+          return v->integer != 0;
+        return std::nullopt;
+      };
+      std::optional<bool> decoder = flag("decoder"), encoder = flag("encoder");
+      bool both = decoder == encoder;
+      std::vector<const char *> names;
+      if (both || !decoder.value_or(false))
+        names.push_back("text_encoder");
+      if (both || decoder.value_or(false))
+        for (const char *n : {"decoder", "generator", "text_config"})
+          names.push_back(n);
+      std::vector<Value> found;
+      for (const char *n : names) {
+        Value v = get_attr(self, n, frame);
+        if (v.is(Kind::Unknown) && v.text.rfind("the configuration has no", 0) != 0)
+          return Value::unknown("get_text_config() with `" + std::string(n) + "` unknown");
+        if (!v.is(Kind::Unknown) && !v.is(Kind::None))
+          found.push_back(v);
+      }
+      if (found.size() > 1)
+        return Value::unknown("get_text_config() of several text configurations");
+      if (found.size() == 1)
+        return found[0];
+      if (!both) {
+        Value encoder_decoder = get_attr(self, "is_encoder_decoder", frame);
+        if (!encoder_decoder.is(Kind::Bool) || encoder_decoder.integer != 0)
+          return Value::unknown("get_text_config() of one side of a flat configuration");
+      }
+      return self;
+    }
     // RotaryEmbeddingConfigMixin.standardize_rope_params(), called by a configuration's own
     // __post_init__ (one with `rope_theta` / `rope_scaling` fields and no `rope_parameters`):
     // it makes `rope_parameters` there and then, before the model reads `rope_type` from it.
