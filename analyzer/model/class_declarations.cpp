@@ -11,6 +11,12 @@
 namespace devlint {
 namespace {
 
+// transformers' own PreTrainedModel subclasses that models derive from under another name
+// (modeling_utils.py: `class PreTrainedAudioTokenizerBase(PreTrainedModel)`, the codecs' base).
+bool is_transformers_pretrained_base(std::string_view leaf) {
+  return leaf == "PreTrainedAudioTokenizerBase";
+}
+
 // A base class name that makes a class an nn.Module when the base is not in the package.
 bool is_external_module_base(const Expr *base) {
   std::string dotted = dotted_name(base);
@@ -18,7 +24,8 @@ bool is_external_module_base(const Expr *base) {
   if (leaf.empty())
     return false;
   if (leaf == "Module" || ends_with(leaf, "PreTrainedModel") || ends_with(leaf, "Model") ||
-      leaf.find("For") != std::string_view::npos || leaf == "ModelMixin")
+      leaf.find("For") != std::string_view::npos || leaf == "ModelMixin" ||
+      is_transformers_pretrained_base(leaf))
     return leaf != "GenerationMixin";
   return starts_with(dotted, "nn.") || starts_with(dotted, "torch.nn.");
 }
@@ -404,7 +411,8 @@ void PackageBuilder::classify() {
         cls->norm_layer_base = true;
       // diffusers' ModelMixin loads like a PreTrainedModel: from_pretrained refuses string maps
       // for a model whose `_no_split_modules` is unset (ModelMixin._get_no_split_modules).
-      if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "ModelMixin")
+      if (ends_with(leaf_of(b), "PreTrainedModel") || leaf_of(b) == "ModelMixin" ||
+          (!is_package_base(*cls, b) && is_transformers_pretrained_base(leaf_of(b))))
         cls->is_pretrained_model = true;
       if (leaf_of(b) == "ModelMixin")
         cls->diffusers_model = true;

@@ -116,6 +116,23 @@ Value Evaluator::call_value(const Value &callee, Arguments args, Frame &frame, c
             return call_function(m, std::move(args.positional), std::move(args.keywords), frame,
                                  frame.module_path);
         }
+      // PreTrainedConfig.__post_init__(**kwargs) (transformers 5) sets the keyword arguments no
+      // field took as attributes, after what the configuration's own __post_init__ set
+      // (XcodecConfig's `CONFIG_MAPPING["dac"](hidden_size=256)` over DacConfig's derived one).
+      if (callee.text == "__post_init__" && callee.bound_self->is(Kind::Object) &&
+          is_transformers_config(current)) {
+        std::map<std::string, Value> &attrs = callee.bound_self->object->attrs;
+        Value map = class_attribute(current, "attribute_map");
+        for (const auto &[key, value] : args.keywords) {
+          std::string name = key;
+          if (map.is(Kind::Dict))
+            for (const auto &[alias, real] : *map.dict)
+              if (alias.is(Kind::Str) && real.is(Kind::Str) && alias.text == key)
+                name = real.text;
+          attrs[name] = value;
+        }
+        return Value::none();
+      }
     }
     return Value::unknown("super()." + callee.text);
   }

@@ -303,17 +303,21 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
     static const std::unordered_set<std::string> ignored = {
         "post_init",
         "init_weights",
-        "apply",
-        "requires_grad_",
         "gradient_checkpointing_enable",
         "tie_weights",
-        "train",
-        "eval",
         "reset_parameters",
         "_init_weights",
         "_backward_compatibility_gradient_checkpointing"};
     if (ignored.count(name))
       return Value::none();
+    // nn.Module's methods that change the module in place return it
+    // (`AutoModel.from_config(c).eval()`, `layer.requires_grad_(False)`); dtypes and devices
+    // do not change its element counts.
+    static const std::unordered_set<std::string> returns_self = {
+        "apply", "requires_grad_", "train", "eval",   "to",       "cuda",
+        "cpu",   "float",          "half",  "double", "bfloat16", "share_memory"};
+    if (returns_self.count(name))
+      return self;
     break;
   }
   case Kind::Object:
