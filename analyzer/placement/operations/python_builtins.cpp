@@ -84,6 +84,14 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
                      leaf == "append" ? call : nullptr);
     return Value::neutral();
   }
+  // `kwargs.get("temperature", config.temperature)`: what a caller passes under a key whose
+  // default is a Python value (a number, a string, a configuration's setting) is that kind too.
+  if ((leaf == "pop" || leaf == "get") && args.positional.size() > 1 && call->operands.size() > 2 &&
+      call->operands[2]->kind != ExprKind::NoneLiteral &&
+      (args.positional[1].kind == Value::Kind::Neutral ||
+       args.positional[1].kind == Value::Kind::Str) &&
+      !args.positional[1].has_origins())
+    return Value::neutral();
   if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
     return as_tensor(receiver);
   return Value::neutral();
