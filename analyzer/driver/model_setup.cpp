@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "driver/check_run.h"
+#include "driver/model_setup_imports.h"
 #include "driver/model_setup_siblings.h"
 #include "driver/search_paths.h"
 #include "driver/source_reading.h"
@@ -83,6 +84,18 @@ constexpr const char *kTreeHelpers[][2] = {
     {"modeling_rope_utils.py", "ROPE_INIT_FUNCTIONS"},
 };
 
+// Reads `path` as a library file of `setup` (its classes build modules, none is the model); false
+// when it cannot be read (what it defines is then listed as not built).
+const SyntaxFile *read_library_file(ModelSetup &setup, const std::string &path) {
+  Diagnostic d;
+  auto source = read_source_file(path, kMaxInputBytes, d);
+  if (!source)
+    return nullptr;
+  setup.sources.push_back(std::move(source));
+  setup.syntax.push_back(lower_python(*setup.sources.back()));
+  return setup.syntax.back().get();
+}
+
 // The modeling (PyTorch) and configuration files of a sibling package, sorted.
 std::vector<fs::path> sibling_model_files(const std::string &sibling) {
   std::vector<fs::path> paths;
@@ -142,36 +155,30 @@ std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
       continue;
     std::error_code ec;
     fs::path helpers = *tree / file;
-    Diagnostic d;
     if (fs::is_regular_file(helpers, ec))
-      if (auto source = read_source_file(helpers.string(), kMaxInputBytes, d)) {
-        setup.sources.push_back(std::move(source));
-        setup.syntax.push_back(lower_python(*setup.sources.back()));
-        setup.library_files.push_back(setup.syntax.back().get());
-      }
+      if (const SyntaxFile *read = read_library_file(setup, helpers.string()))
+        setup.library_files.push_back(read);
   }
-  for (const std::string &sibling : setup.siblings.directories) {
-    for (const fs::path &p : sibling_model_files(sibling)) {
-      Diagnostic d;
-      auto source = read_source_file(p.string(), kMaxInputBytes, d);
-      if (!source)
-        continue; // a sub-model it would build is then listed as not built
-      setup.sources.push_back(std::move(source));
-      setup.syntax.push_back(lower_python(*setup.sources.back()));
-      if (p.filename().string().rfind("configuration_", 0) == 0)
-        config_files.push_back(setup.syntax.back().get());
-      else
-        setup.library_files.push_back(setup.syntax.back().get());
-    }
-  }
+  for (const std::string &sibling : setup.siblings.directories)
+    for (const fs::path &p : sibling_model_files(sibling))
+      if (const SyntaxFile *read = read_library_file(setup, p.string()))
+        (p.filename().string().rfind("configuration_", 0) == 0 ? config_files : setup.library_files)
+            .push_back(read);
+  // Elsewhere, the files of the package's own source tree its __init__s import relatively
+  // (diffusers' `from ..embeddings import ...`). transformers' own tree is read by the rules
+  // above: its other helpers (PreTrainedModel, ACT2FN, Conv1D) are devlint's built-in summary.
+  if (!tree)
+    for (const std::string &path : relatively_imported_files(directory))
+      if (const SyntaxFile *read = read_library_file(setup, path))
+        setup.library_files.push_back(read);
   return config_files;
 }
 
 } // namespace
 
-bool builds_from_transformers_tree(const Package &package, const std::string &directory) {
+bool builds_from_source_tree(const Package &package, const std::string &directory) {
   if (!transformers_tree_of(directory))
-    return false;
+    return !relatively_imported_files(directory).empty();
   for (const SyntaxFile *file : package.files)
     for (const auto &helper : kTreeHelpers)
       if (file->source && file->source->text.find(helper[1]) != std::string::npos)
@@ -179,11 +186,11 @@ bool builds_from_transformers_tree(const Package &package, const std::string &di
   return !find_sibling_models(directory, configuration_texts(directory)).directories.empty();
 }
 
-std::vector<std::string> transformers_tree_inputs(const std::string &directory) {
+std::vector<std::string> source_tree_inputs(const std::string &directory) {
   std::vector<std::string> out;
   std::optional<fs::path> tree = transformers_tree_of(directory);
   if (!tree)
-    return out;
+    return relatively_imported_files(directory);
   SiblingModels siblings = find_sibling_models(directory, configuration_texts(directory));
   if (!siblings.in_transformers_tree)
     return out;
@@ -242,7 +249,7 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
     setup->error = "no Python files in `" + directory + "`";
     return setup;
   }
-  std::vector<const SyntaxFile *> library_config_files = read_sibling_models(*setup, directory);
+  setup->library_config_files = read_sibling_models(*setup, directory);
   files.insert(files.end(), setup->library_files.begin(), setup->library_files.end());
   PackageOverrides overrides;
   overrides.extra_no_split_modules = options.extra_no_split_modules;
@@ -255,7 +262,22 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
       installed_transformers_version(options.search_paths, options.search_python_environment);
   overrides.transformers_major = [major = setup->transformers.major] { return major; };
   setup->package = build_package(files, overrides);
-  finish(*setup, *setup->package, directory, options, library_config_files);
+  finish(*setup, *setup->package, directory, options, setup->library_config_files);
+  return setup;
+}
+
+std::unique_ptr<ModelSetup> model_setup_like(const ModelSetup &read, const std::string &directory,
+                                             const ModelSetupOptions &options) {
+  auto setup = std::make_unique<ModelSetup>();
+  if (!read.package) {
+    setup->error = read.error;
+    return setup;
+  }
+  setup->siblings = read.siblings;
+  setup->transformers = read.transformers;
+  setup->library_files = read.library_files;
+  setup->library_config_files = read.library_config_files;
+  finish(*setup, *read.package, directory, options, setup->library_config_files);
   return setup;
 }
 

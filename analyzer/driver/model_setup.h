@@ -35,14 +35,14 @@ struct ModelInputPaths {
   std::string config_json;
 };
 ModelInputPaths model_input_paths(const std::string &directory, const std::string &model_config);
-// Inside transformers' own source tree: the other files a model of `directory` is built from
-// (the packages its configuration names, the tree's helper modules), which the placement ranking
-// reads; empty elsewhere. The result cache keys a check's results by them too.
-std::vector<std::string> transformers_tree_inputs(const std::string &directory);
-// Whether a model of `package` (in `directory`) builds other packages' models of transformers'
-// tree or runs its helper modules: then load_model_setup reads what model_setup_for_package,
-// which knows the package alone, cannot.
-bool builds_from_transformers_tree(const Package &package, const std::string &directory);
+// The other files of its source tree a model of `directory` is built from, which the placement
+// ranking reads: inside transformers' own tree, the packages its configuration names and the
+// tree's helper modules; elsewhere, the files its __init__s import relatively from outside the
+// directory (model_setup_imports.h). The result cache keys a check's results by them too.
+std::vector<std::string> source_tree_inputs(const std::string &directory);
+// Whether a model of `package` (in `directory`) builds from such files: then load_model_setup
+// reads what model_setup_for_package, which knows the package alone, cannot.
+bool builds_from_source_tree(const Package &package, const std::string &directory);
 
 // The simulated model with the files it was built from (the simulation refers to them).
 struct ModelSetup : SimulatedModel {
@@ -52,12 +52,14 @@ struct ModelSetup : SimulatedModel {
   std::vector<std::unique_ptr<SyntaxFile>> syntax;
   std::unique_ptr<Package> package;
   // In transformers' own tree: the packages of the models its sub-configurations name, and the
-  // modeling files read from them (never the model from_pretrained builds).
+  // modeling files read from them (never the model from_pretrained builds); elsewhere, the files
+  // of the source tree the package imports relatively (source_tree_inputs).
   SiblingModels siblings;
   // The transformers release the model is loaded with (load_model_setup: the one installed on
   // the search paths, else the newest devlint knows).
   TransformersVersion transformers;
   std::vector<const SyntaxFile *> library_files;
+  std::vector<const SyntaxFile *> library_config_files; // the siblings' configuration files
   std::vector<Diagnostic> diagnostics; // files not read (warnings: the setup goes on without them)
   // config.json (or --model-config) that could not be read or parsed; `error` says so too.
   std::optional<Diagnostic> unusable_config;
@@ -65,6 +67,11 @@ struct ModelSetup : SimulatedModel {
 
 // `directory`: the model package. Files are read with read_source_file's checks.
 std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
+                                             const ModelSetupOptions &options);
+
+// Another model of what load_model_setup read into `read` (which must outlive the result): its
+// files and package are shared, not read again.
+std::unique_ptr<ModelSetup> model_setup_like(const ModelSetup &read, const std::string &directory,
                                              const ModelSetupOptions &options);
 
 // The same for files already read (devlint check's packages): `config_directory` is where

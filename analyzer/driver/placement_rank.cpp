@@ -407,12 +407,18 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__") &&
         !children.count(std::string(cls->name)))
       roots.push_back(std::string(cls->name));
+  // The package with the files of its source tree, read once for every model that needs them
+  // (the models built from it refer to it).
+  std::unique_ptr<ModelSetup> tree_read;
   std::vector<PlacedModel> models;
   // The classes of models devlint could not size completely, with the model's name: a finding
   // there has no simulated placement.
   std::map<std::string, std::string> unsized_model_of_class;
   std::optional<bool> tree_built; // asked once, for the first incomplete model
   bool configured = false;        // a model was read with its configuration
+  // Classes of models read without a configuration (a ModelMixin that registers none): unsized,
+  // their findings stay as they are while the package's other models rank theirs.
+  std::set<std::string> unconfigured_classes;
   for (const std::string &root : roots) {
     ModelSetupOptions options;
     options.model_config = settings.model_config;
@@ -420,21 +426,27 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     options.dtype = settings.dtype;
     PlacedModel model;
     model.setup = model_setup_for_package(package, directory, options);
-    // Within transformers' own tree a model may build other packages' models (a composite
-    // model's towers) and run the tree's helpers: read them as devmap does, and rank with that
-    // model when it is complete.
+    // A model may build from other files of its source tree (transformers' tree: a composite
+    // model's towers and the tree's helpers; elsewhere, classes imported relatively from above
+    // the package): read them as devmap does, and rank with that model when it is complete.
     if (!model.setup->tree.complete() && !directory.empty() &&
-        (tree_built ? *tree_built
-                    : *(tree_built = builds_from_transformers_tree(package, directory)))) {
-      auto read = load_model_setup(directory, options);
+        (tree_built ? *tree_built : *(tree_built = builds_from_source_tree(package, directory)))) {
+      if (!tree_read)
+        tree_read = load_model_setup(directory, options);
+      auto read = model_setup_like(*tree_read, directory, options);
       if (read->error.empty() && read->root && read->config.present && read->tree.complete())
         model.setup = std::move(read);
     }
     // The package's own files were reported when they were read; config.json was not.
     if (diagnostics && model.setup->unusable_config)
       diagnostics->push_back(*model.setup->unusable_config);
-    if (!model.setup->error.empty() || !model.setup->config.present)
-      return; // no configuration: sizes unknown, findings stay as they are
+    if (!model.setup->error.empty())
+      return; // nothing built: findings stay as they are
+    if (!model.setup->config.present) {
+      for (const auto &[path, node] : named_modules(model.setup->tree))
+        unconfigured_classes.insert(node->class_name);
+      continue;
+    }
     configured = true;
     if (!model.setup->tree.complete()) {
       for (const auto &[path, node] : named_modules(model.setup->tree))
@@ -536,7 +548,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       // With a configuration to size from, an error needs a placement that separates the
       // operands: without one (a model not sized completely, an operand no map entry holds) the
       // finding is a warning that says why, unless it fails on one GPU already.
-      if (settings.device_map.empty() && !settings.narrowed() && configured) {
+      if (settings.device_map.empty() && !settings.narrowed() && configured &&
+          !(!placed && unconfigured_classes.count(f.unit_class))) {
         auto unsized = unsized_model_of_class.find(f.unit_class);
         rank_unplaced(f, package, placed,
                       unsized == unsized_model_of_class.end() ? "" : unsized->second,

@@ -316,7 +316,7 @@ ResultCache::package_key(const std::vector<const SourceFile *> &reported,
   for (const std::string &path : model_inputs.configuration_files)
     key.add(key_text_of(path));
   key.add(key_text_of(model_inputs.config_json));
-  for (const std::string &path : transformers_tree_inputs(directory))
+  for (const std::string &path : source_tree_inputs(directory))
     key.add(path).add(key_text_of(path));
   return key.hex();
 }

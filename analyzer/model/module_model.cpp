@@ -3,6 +3,7 @@
 #include "model/module_model.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "model/package_builder.h"
 
@@ -101,6 +102,18 @@ std::string_view module_stem(std::string_view path) {
                                                                   : name;
 }
 
+std::string relative_import_path(std::string_view importer, std::string_view module) {
+  size_t dots = module.find_first_not_of('.');
+  if (dots == std::string_view::npos)
+    dots = module.size();
+  std::filesystem::path base = std::filesystem::path(importer).parent_path();
+  for (size_t i = 1; i < dots; ++i)
+    base = base.parent_path();
+  std::string rest(module.substr(dots));
+  std::replace(rest.begin(), rest.end(), '.', '/');
+  return (rest.empty() ? base : base / rest).lexically_normal().string();
+}
+
 namespace {
 
 // What `name` means in `file`, as Python resolves a module-level name: the file's own
@@ -121,12 +134,25 @@ const Definition *defined_in_file(
     return nullptr;
   for (const ImportedName &imported : file->imports) {
     std::string_view module = imported.module;
-    if (imported.local_name != name || module.size() < 2 || module[0] != '.' || module[1] == '.')
+    if (imported.local_name != name || module.size() < 2 || module[0] != '.')
       continue;
-    std::string_view stem = module.substr(1, module.find('.', 1) - 1);
-    if (auto other = of_module.find(stem); other != of_module.end())
-      if (auto it = other->second->find(imported.name); it != other->second->end())
-        return it->second;
+    if (module[1] != '.') {
+      std::string_view stem = module.substr(1, module.find('.', 1) - 1);
+      if (auto other = of_module.find(stem); other != of_module.end())
+        if (auto it = other->second->find(imported.name); it != other->second->end())
+          return it->second;
+      continue;
+    }
+    // `from ..embeddings import X`: a file of the source tree above the package (read as a
+    // library file), found by its path.
+    if (!file->source)
+      continue;
+    std::string target = relative_import_path(file->source->path, module);
+    for (const auto &[other, definitions] : of_file)
+      if (other && other->source &&
+          (other->source->path == target + ".py" || other->source->path == target + "/__init__.py"))
+        if (auto it = definitions.find(imported.name); it != definitions.end())
+          return it->second;
   }
   return nullptr;
 }
@@ -137,6 +163,14 @@ const ModuleClass *Package::find_class(std::string_view name, const SyntaxFile *
   if (const ModuleClass *own = defined_in_file(name, file, classes_of_file, classes_of_module))
     return own;
   return find_class(name);
+}
+
+const ModuleClass *Package::class_in_file(std::string_view name, const SyntaxFile *file) const {
+  return defined_in_file(name, file, classes_of_file, classes_of_module);
+}
+
+const FunctionDef *Package::function_in_file(std::string_view name, const SyntaxFile *file) const {
+  return defined_in_file(name, file, functions_of_file, functions_of_module);
 }
 
 const FunctionDef *Package::find_function(std::string_view name, const SyntaxFile *file) const {

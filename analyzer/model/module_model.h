@@ -229,7 +229,15 @@ struct Package {
   // definition, else the one it imports relatively (`from .utils import helper`), else the
   // package's first.
   const FunctionDef *find_function(std::string_view name, const SyntaxFile *file) const;
+  // The same without the fallback: null unless `file` defines `name` or imports it relatively.
+  const ModuleClass *class_in_file(std::string_view name, const SyntaxFile *file) const;
+  const FunctionDef *function_in_file(std::string_view name, const SyntaxFile *file) const;
 };
+
+// The path, without `.py`, that a relative import's module names from the file `importer`:
+// `..embeddings` from a/b/c.py is a/embeddings (Python's importlib resolves the dots against the
+// importing module's package). Lexical only: nothing is read.
+std::string relative_import_path(std::string_view importer, std::string_view module);
 
 // Extra knowledge from configuration for code that does not declare it itself.
 struct PackageOverrides {

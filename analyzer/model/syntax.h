@@ -113,8 +113,9 @@ struct FunctionDef {
   std::string_view returns; // the return annotation as written, empty if none
   std::vector<Stmt *> body;
   bool is_staticmethod = false;
-  bool is_classmethod = false; // its first parameter is the class: calling it builds an instance
-  bool is_property = false;    // `@property`: reading the attribute calls it
+  bool is_classmethod = false;    // its first parameter is the class: calling it builds an instance
+  bool is_property = false;       // `@property`: reading the attribute calls it
+  std::vector<Expr *> decorators; // `@register_to_config`, `@torch.no_grad()`: the expressions
   // Driver code outside any module, as at a Python script's top level (C++'s `main` and its
   // helpers): a model placed on a device there is called with tensors placed elsewhere.
   bool runs_as_script = false;

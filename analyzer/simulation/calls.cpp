@@ -210,6 +210,24 @@ Value Evaluator::call_function(const Value &fn, std::vector<Value> positional,
       }
     }
   }
+  // diffusers' `@register_to_config`: before __init__ runs, its arguments (defaults for those not
+  // given, private `_` ones left out) are registered, and `self.config` reads them back
+  // (configuration_utils.py: register_to_config's inner_init; ConfigMixin.config).
+  if (fn.bound_self && fn.bound_self->is(Kind::Module) && def->name == "__init__" &&
+      std::any_of(def->decorators.begin(), def->decorators.end(), [](const Expr *d) {
+        return leaf_name(dotted_name(d)) == "register_to_config";
+      })) {
+    Value registered;
+    registered.kind = Kind::Object;
+    registered.object = std::make_shared<ObjectData>();
+    registered.object->class_name = "FrozenDict";
+    for (size_t i = 1; i < def->parameters.size(); ++i) {
+      const Parameter &p = def->parameters[i];
+      if (!p.variadic && p.name.rfind('_', 0) != 0)
+        registered.object->attrs[std::string(p.name)] = frame.locals[std::string(p.name)];
+    }
+    set_module_attr(*fn.bound_self->module, "config", registered);
+  }
   ++depth_;
   exec_block(def->body, frame);
   --depth_;

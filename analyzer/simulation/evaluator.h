@@ -100,6 +100,9 @@ public:
   // ---- entry points ----
 
   ModuleNode *instantiate_root(const ClassRef &cls, const Value &config);
+  // `cls(**keywords)`: diffusers' ConfigMixin.from_config builds a model from its configuration so.
+  ModuleNode *instantiate_root_with_keywords(const ClassRef &cls,
+                                             std::vector<std::pair<std::string, Value>> keywords);
 
   Value build_config(const ClassRef &cls, const Value &kwargs_dict);
   // Makes attributes of what getattr answers on a configuration object beyond its instance
@@ -163,6 +166,7 @@ private:
 
   // ---- classes ----
 
+  const ModuleClass *module_class_of(const ClassRef &cls) const;
   bool class_is_module(const ClassRef &cls) const;
 
   std::vector<std::pair<std::optional<ClassRef>, std::string>> bases_of(const ClassRef &cls);

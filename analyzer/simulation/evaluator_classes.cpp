@@ -11,6 +11,15 @@ ModuleNode *Evaluator::instantiate_root(const ClassRef &cls, const Value &config
   return v.is(Kind::Module) ? v.module : nullptr;
 }
 
+ModuleNode *
+Evaluator::instantiate_root_with_keywords(const ClassRef &cls,
+                                          std::vector<std::pair<std::string, Value>> keywords) {
+  Frame caller;
+  caller.file = cls.file;
+  Value v = instantiate_module(cls, {}, std::move(keywords), caller, "");
+  return v.is(Kind::Module) ? v.module : nullptr;
+}
+
 Value Evaluator::build_config(const ClassRef &cls, const Value &kwargs_dict) {
   Frame caller;
   caller.file = cls.file;
@@ -264,9 +273,18 @@ void Evaluator::report_unknown_value(const Frame &frame, const Expr *e, const Va
              (v.text.empty() ? "" : " (" + v.text + ")"));
 }
 
+// The package's class for `cls`: by its own file first (two files may each define an `Encoder`).
+const ModuleClass *Evaluator::module_class_of(const ClassRef &cls) const {
+  if (const ModuleClass *own = package_.class_in_file(cls.def->name, cls.file);
+      own && own->def == cls.def)
+    return own;
+  const ModuleClass *mc = package_.find_class(cls.def->name);
+  return mc && mc->def == cls.def ? mc : nullptr;
+}
+
 bool Evaluator::class_is_module(const ClassRef &cls) const {
-  const ModuleClass *mc = package_.find_class(cls.def->name, cls.file);
-  return mc && mc->def == cls.def && mc->is_module;
+  const ModuleClass *mc = module_class_of(cls);
+  return mc && mc->is_module;
 }
 
 // The first package base of `cls`, or the base expression's dotted name (nn.Linear).
@@ -278,7 +296,12 @@ Evaluator::bases_of(const ClassRef &cls) {
     if (dotted.empty() && b->kind == ExprKind::Subscript)
       dotted = dotted_name(b->operands[0]);
     std::string leaf(leaf_name(dotted));
-    auto found = find_class(leaf);
+    // The base the class's file defines or imports relatively, else the package's first.
+    std::optional<ClassRef> found;
+    if (const ModuleClass *own = package_.class_in_file(leaf, cls.file); own && dotted == leaf)
+      found = ClassRef{own->def, own->file};
+    else
+      found = find_class(leaf);
     if (found && found->def == cls.def)
       found.reset();
     out.emplace_back(found, dotted);
@@ -362,7 +385,9 @@ Value Evaluator::instantiate_module(const ClassRef &cls, std::vector<Value> args
     return Value::unknown("");
   ModuleNode &node = tree_->nodes.emplace_back();
   node.class_name = std::string(cls.def->name);
-  node.cls = package_.find_class(cls.def->name, cls.file);
+  node.cls = module_class_of(cls);
+  if (!node.cls)
+    node.cls = package_.find_class(cls.def->name, cls.file);
   node_classes_[&node] = cls;
   Value self = Value::module_value(&node);
   run_init(cls, self, std::move(args), std::move(kwargs), caller, path);
@@ -579,6 +604,24 @@ Value Evaluator::lookup(const std::string &name, const Frame &frame) {
     auto it = g.find(name);
     if (it != g.end())
       return global_value(frame.file, name, it->second);
+    // A class or function the file defines or imports relatively, before the package's first of
+    // that name (two files of a package may each define a `FeedForward`).
+    if (const ModuleClass *own = package_.class_in_file(name, frame.file)) {
+      Value v;
+      v.kind = Kind::Class;
+      v.class_def = own->def;
+      v.file = own->file;
+      return v;
+    }
+    if (const FunctionDef *own = package_.function_in_file(name, frame.file))
+      for (const auto &[file, functions] : package_.functions_of_file)
+        if (auto fn = functions.find(name); fn != functions.end() && fn->second == own) {
+          Value v;
+          v.kind = Kind::Function;
+          v.function = own;
+          v.file = file;
+          return v;
+        }
   }
   // A module's own class first: two files of a package may each define one of that name
   // (modeling_blip.py's BlipTextEmbeddings and modeling_blip_text.py's).

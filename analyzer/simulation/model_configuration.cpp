@@ -173,6 +173,19 @@ ModelConfig build_model_config(const Package &package,
   return config;
 }
 
+std::optional<std::vector<std::string>> registered_init_parameters(const ModuleClass &root) {
+  const FunctionDef *init = root.find_method("__init__");
+  if (!init || std::none_of(init->decorators.begin(), init->decorators.end(), [](const Expr *d) {
+        return leaf_name(dotted_name(d)) == "register_to_config";
+      }))
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (size_t i = 1; i < init->parameters.size(); ++i)
+    if (!init->parameters[i].variadic && init->parameters[i].name.rfind('_', 0) != 0)
+      names.emplace_back(init->parameters[i].name);
+  return names;
+}
+
 const ModuleClass *choose_root_class(const Package &package, const ModelConfig &config,
                                      const std::string &requested,
                                      const std::vector<const SyntaxFile *> &library_files) {

@@ -178,7 +178,14 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
         config_class && !config.class_name.empty())
       config_value.object->class_def = config_class->def;
   }
-  tree.root = evaluator.instantiate_root(*cls, config_value);
+  if (config.init_keywords) {
+    std::vector<std::pair<std::string, Value>> keywords;
+    for (const auto &[key, value] : config.values.items())
+      keywords.emplace_back(key, from_json(value, false));
+    tree.root = evaluator.instantiate_root_with_keywords(*cls, std::move(keywords));
+  } else {
+    tree.root = evaluator.instantiate_root(*cls, config_value);
+  }
   if (!tree.root)
     return tree;
   // transformers' tie_weights(): output embeddings share the input embeddings' weight when

@@ -95,7 +95,15 @@ struct ModelConfig {
   std::string class_name;                           // the PretrainedConfig subclass evaluated
   std::vector<std::string> unknowns;                // defaults that could not be evaluated
   bool present = false;
+  // The model is built as `cls(**values)`, its __init__'s parameters being the configuration
+  // (diffusers' ConfigMixin, registered_init_keywords), not as `cls(config)`.
+  bool init_keywords = false;
 };
+
+// The parameters of `root`'s __init__ when it is decorated with `@register_to_config` (diffusers'
+// ConfigMixin): from_config passes the configuration's keys that name one of them, private `_`
+// keys left out (configuration_utils.py, extract_init_dict). Nullopt when it is not so decorated.
+std::optional<std::vector<std::string>> registered_init_parameters(const ModuleClass &root);
 
 // Builds the configuration: the config class's `__init__` (defaults, arithmetic, attribute_map)
 // evaluated with `json` (config.json; may be null) as keyword arguments, as `from_dict` does.

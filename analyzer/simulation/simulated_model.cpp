@@ -104,11 +104,33 @@ void simulate_model(SimulatedModel &setup, const Package &package, const ModelIn
   std::string wanted = declared_config_class(*setup.root);
   if (!wanted.empty() && wanted != setup.config.class_name) {
     ModelConfig own = build_model_config(package, config_files, wanted, json, inputs.auto_classes);
-    if (own.present && own.class_name == wanted) {
-      if (json)
+    // Not the package's only configuration class either when the one the root names is not
+    // read (StableDiffusionSafetyChecker's CLIPConfig beside a pipeline's LDMBertConfig): then
+    // config.json alone, if any.
+    if (own.class_name == wanted || !own.present || own.class_name.empty()) {
+      if (json && own.present)
         own.source = json_path + (own.source == "config.json" ? "" : " (" + own.source + ")");
       setup.config = std::move(own);
     }
+  }
+  // diffusers' ModelMixin.from_pretrained builds `cls.from_config(config.json)`, which calls
+  // `cls(**init_dict)` with the keys naming __init__'s parameters (ConfigMixin.extract_init_dict,
+  // configuration_utils.py): the configuration of a `@register_to_config` __init__ is its
+  // keyword arguments, their defaults where config.json has none.
+  if (std::optional<std::vector<std::string>> parameters = registered_init_parameters(*setup.root);
+      parameters && setup.config.class_name.empty()) {
+    ModelConfig own;
+    own.present = own.init_keywords = true;
+    std::string init = std::string(setup.root->name) + ".__init__ (register_to_config)";
+    if (json) {
+      for (const std::string &key : *parameters)
+        if (json->contains(key))
+          own.values[key] = (*json)[key];
+      own.source = json_path + " (keyword arguments of " + init + ")";
+    } else {
+      own.source = "defaults of " + init;
+    }
+    setup.config = std::move(own);
   }
   if (!options.dtype.empty() && options.dtype != "auto" && !dtype_bytes_from_name(options.dtype)) {
     setup.error = "unknown dtype `" + options.dtype + "` (bf16, fp16, fp32, int8, fp8)";

@@ -469,7 +469,8 @@ private:
         s->function = lower_function(def, n, depth);
         for_each_named_child(n, [&](TSNode c) {
           if (kind(c) == Sym::Decorator && ts_node_named_child_count(c) > 0) {
-            const Expr *d = lower_expr(ts_node_named_child(c, 0), depth);
+            Expr *d = lower_expr(ts_node_named_child(c, 0), depth);
+            s->function->decorators.push_back(d);
             if (is_name(d, "staticmethod"))
               s->function->is_staticmethod = true;
             if (is_name(d, "property") || is_name(d, "cached_property") ||
