@@ -77,15 +77,15 @@ std::vector<RelativeImport> relative_imports(const std::vector<std::string> &lin
   return out;
 }
 
-// The text building a module runs: every `def __init__` (signature and body), and for a file read
-// for its classes, their base lists too (a base's __init__ runs).
+// The code building a module runs, comments left out: every `def __init__` (signature and body),
+// and for a file read for its classes, their base lists too (a base's __init__ runs).
 std::string building_text(const std::vector<std::string> &lines, bool with_bases) {
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string line = trimmed(lines[i]);
     if (with_bases && line.rfind("class ", 0) == 0) {
       for (size_t j = i; j < lines.size(); ++j) {
-        out += lines[j] + "\n";
+        out += trimmed(lines[j]) + "\n";
         if (!trimmed(lines[j]).empty() && trimmed(lines[j]).back() == ':')
           break;
       }
@@ -94,21 +94,23 @@ std::string building_text(const std::vector<std::string> &lines, bool with_bases
     if (line.rfind("def __init__(", 0) != 0)
       continue;
     size_t indent = indentation(lines[i]);
-    out += lines[i] + "\n";
+    out += line + "\n";
     for (size_t j = i + 1; j < lines.size(); ++j) {
       std::string next = trimmed(lines[j]);
       if (!next.empty() && indentation(lines[j]) <= indent && next[0] != ')' && next[0] != ']')
         break;
-      out += lines[j] + "\n";
+      out += next + "\n";
     }
   }
   return out;
 }
 
+// `word` as a name, not as an attribute (`self.register_to_config(...)` is a method, not the
+// imported decorator).
 bool mentions_word(const std::string &text, const std::string &word) {
   auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
-    if ((at == 0 || !part(text[at - 1])) &&
+    if ((at == 0 || (!part(text[at - 1]) && text[at - 1] != '.')) &&
         (at + word.size() == text.size() || !part(text[at + word.size()])))
       return true;
   return false;

@@ -663,6 +663,14 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   // A logger (transformers' utils.logging.get_logger wraps the standard one): its methods log.
   if (name == "logging.get_logger" || name == "logging.getLogger")
     return Value::ns("logging.Logger");
+  // torch.Size(dims) is a tuple of its ints (diffusers' RMSNorm: `self.dim = torch.Size(dim)`,
+  // then `torch.ones(dim)`).
+  if (name == "torch.Size" && a.positional.size() <= 1) {
+    if (a.positional.empty())
+      return Value::list_of({});
+    if (a.positional[0].is(Kind::List))
+      return Value::list_of(*a.positional[0].list);
+  }
   // copy.deepcopy(config): encoder and decoder configurations edited apart (T5, BART).
   if ((name == "copy.deepcopy" || name == "copy.copy") && a.positional.size() == 1)
     return copied(a.positional[0], name == "copy.deepcopy", 0);
