@@ -415,7 +415,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   // there has no simulated placement.
   std::map<std::string, std::string> unsized_model_of_class;
   std::optional<bool> tree_built; // asked once, for the first incomplete model
-  bool configured = false;        // a model was read with its configuration
+  bool configured = false;
+  size_t unconfigured_roots = 0;
+  constexpr size_t kMaxUnconfiguredRoots = 8; // a model was read with its configuration
   // Classes of models read without a configuration (a ModelMixin that registers none): unsized,
   // their findings stay as they are while the package's other models rank theirs.
   std::set<std::string> unconfigured_classes;
@@ -445,6 +447,10 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     if (!model.setup->config.present) {
       for (const auto &[path, node] : named_modules(model.setup->tree))
         unconfigured_classes.insert(node->class_name);
+      // Each root reads the whole package again: a package whose first roots find no
+      // configuration at all (thousands of generated classes) is not read once per class.
+      if (!configured && ++unconfigured_roots >= kMaxUnconfiguredRoots)
+        return;
       continue;
     }
     configured = true;
