@@ -204,6 +204,21 @@ std::string single_device_location(const OperandOrigin &o) {
   }
 }
 
+// Operands apart when the whole model is on one GPU (a CPU tensor against the model's): an error
+// whatever the map, said so. Returns whether the finding was ranked.
+bool rank_as_failing_on_one_gpu(Finding &f) {
+  if (f.operand_origins.size() < 2)
+    return false;
+  std::string a = single_device_location(f.operand_origins[0]);
+  std::string b = single_device_location(f.operand_origins[1]);
+  if (a == b)
+    return false;
+  f.level = FindingLevel::Error;
+  f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
+                f.operand_origins[1].text + "` on " + label(b);
+  return true;
+}
+
 // Findings in models that refuse string maps, checked with --hand-made-maps (no balanced map
 // exists to simulate): those whose operands only a split separates are warnings, since only a
 // hand-written map splits such a model; the others fail on one GPU already. Returns which
@@ -245,14 +260,8 @@ std::vector<bool> rank_hand_made_only(std::vector<Finding> &findings, const Pack
          !scope.supports_device_map))
       continue;
     ranked[i] = true;
-    std::string a = single_device_location(f.operand_origins[0]);
-    std::string b = f.operand_origins.size() < 2 ? a : single_device_location(f.operand_origins[1]);
-    if (a != b) { // fails on one GPU already, split or not
-      f.level = FindingLevel::Error;
-      f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
-                    f.operand_origins[1].text + "` on " + label(b);
-      continue;
-    }
+    if (rank_as_failing_on_one_gpu(f))
+      continue; // fails on one GPU already, split or not
     if (refused_in_4 && !scope.hand_made_maps) {
       dropped[i] = true; // only a split separates them, and none is made
       continue;
@@ -346,14 +355,8 @@ void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &
 // rank_unsized_split_anywhere, which says that.
 void rank_unplaced(Finding &f, const Package &package, bool placed,
                    const std::string &unsized_model, const std::string &unplaced_operand) {
-  std::string a = single_device_location(f.operand_origins[0]);
-  std::string b = single_device_location(f.operand_origins[1]);
-  if (a != b) {
-    f.level = FindingLevel::Error;
-    f.placement = "fails on one GPU: `" + f.operand_origins[0].text + "` on " + label(a) + ", `" +
-                  f.operand_origins[1].text + "` on " + label(b);
+  if (rank_as_failing_on_one_gpu(f))
     return;
-  }
   const ModuleClass *cls = package.find_class(f.unit_class);
   if (cls && cls->scope && cls->scope->splits_anywhere)
     return;
@@ -415,9 +418,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   // there has no simulated placement.
   std::map<std::string, std::string> unsized_model_of_class;
   std::optional<bool> tree_built; // asked once, for the first incomplete model
-  bool configured = false;
+  bool configured = false;        // a model was read with its configuration
   size_t unconfigured_roots = 0;
-  constexpr size_t kMaxUnconfiguredRoots = 8; // a model was read with its configuration
+  constexpr size_t kMaxUnconfiguredRoots = 8;
   // Classes of models read without a configuration (a ModelMixin that registers none): unsized,
   // their findings stay as they are while the package's other models rank theirs.
   std::set<std::string> unconfigured_classes;
