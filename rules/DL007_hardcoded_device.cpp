@@ -128,8 +128,8 @@ automatic fix because the right tensor depends on the intent.
                   caller + "` calls it, line " + std::to_string(call.expr->range.line);
       f.origins.push_back(std::move(r));
     }
-    f.operand_origins.push_back({OriginKind::LiteralDevice, device, false, device});
-    f.operand_origins.push_back({OriginKind::Input, "", false, "its inputs"});
+    f.operand_origins.push_back({OriginKind::LiteralDevice, device, false, device, ""});
+    f.operand_origins.push_back({OriginKind::Input, "", false, "its inputs", ""});
     return f;
   }
   std::string why(const SiteContext &context) const override {

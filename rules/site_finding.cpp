@@ -411,7 +411,8 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
        {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
     f.operand_origins.push_back({origin->kind, std::string(origin->label),
                                  origin->has(OriginFact::EarlierIteration),
-                                 std::string(shorten_snippet(file.slice(expr->range)))});
+                                 std::string(shorten_snippet(file.slice(expr->range))),
+                                 std::string(origin->through_empty_child)});
   return f;
 }
 

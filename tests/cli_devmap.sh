@@ -195,4 +195,12 @@ run 0 "check, transformers 5 (none installed): the encoder stays whole on 2 GPUs
 run 1 "check, transformers 4 installed: accelerate 1.14 splits the encoder" -- \
   "$devlint" check --no-cache --isolated --gpus 2 --search-path "$tmp/site" "$tmp/encdec"
 has out "placement: fails with 2 GPUs"
+# A layer list's element returns where its last part is (issue 26): a map that cuts inside the
+# first head but keeps every head's last layer on cuda:1 leaves all stacked outputs there.
+heads="$root/fixtures/precision/split_list_element_outputs"
+run 0 "check --device-map: a cut inside one list element" -- \
+  "$devlint" check --no-cache --isolated --device-map "$heads/map_cut_inside_first_head.json" "$heads"
+run 1 "check --device-map: a cut between list elements" -- "$devlint" check --no-cache --isolated \
+  --output-format concise --device-map "$heads/map_cut_between_heads.json" "$heads"
+expect out "modeling_tiny_detector.py:54:16: DL001"
 exit $fail

@@ -44,6 +44,9 @@ struct OperandOrigin {
   std::string label; // child path, list path, parameter name, device
   bool earlier_iteration = false;
   std::string text; // the operand as written
+  // A child holding nothing the operand went through last (`self.dropout(h)`): its hook, where it
+  // is a map entry, moved the operand to its device.
+  std::string through_empty_child;
 };
 
 struct Finding {

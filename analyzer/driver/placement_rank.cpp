@@ -95,6 +95,23 @@ bool on_first_chain(const ModuleTree &tree, const std::string &path) {
   return false;
 }
 
+// Where the module at `path` leaves its output: on its map entry's device when it (or a module
+// above it) has one, its hook keeping the output there. A split module has no hook: what it
+// returns is where its last part left it, in practice on the device of its last registered
+// submodule (a head's decoder after its transform, wherever a tied weight put the decoder's map
+// entry).
+std::optional<DeviceName> output_device(const ModuleTree &tree, const DeviceMap &map,
+                                        const std::string &path) {
+  if (auto d = map.device_of(path))
+    return d;
+  std::optional<DeviceName> last;
+  for (const auto &[p, node] : named_modules(tree))
+    if (key_covers(path, p))
+      if (auto d = map.device_of(p))
+        last = d;
+  return last;
+}
+
 // Where the root's hook moves the model's inputs: the main device, in practice the lowest GPU
 // id the map uses (docs/DEVICE_MODEL.md section 2).
 std::set<DeviceName> main_device(const DeviceMap &map) {
@@ -114,6 +131,14 @@ std::set<DeviceName> main_device(const DeviceMap &map) {
 
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
                              const ModuleTree &tree, const DeviceMap &map, bool *known) {
+  // Through a child holding nothing that the map lists on its own (its unit is split): that
+  // entry's hook moved the value to its device.
+  if (!o.through_empty_child.empty()) {
+    std::string path = join(unit_path, o.through_empty_child);
+    for (const auto &[key, device] : map.entries)
+      if (key == path)
+        return {device};
+  }
   switch (o.kind) {
   case OriginKind::Fresh:
   case OriginKind::PlainTensor:
@@ -135,17 +160,20 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     if (o.kind == OriginKind::Parameter || o.kind == OriginKind::Child)
       if (auto d = map.device_of(path))
         return {*d}; // a parameter, or a hooked child: its output stays on its device
-    // A split child has no hook: what it returns is where its last part left it, in practice
-    // on the device of its last registered submodule (a head's decoder after its transform,
-    // wherever a tied weight put the decoder's map entry).
-    if (o.kind == OriginKind::Child) {
-      std::optional<DeviceName> last;
+    if (o.kind == OriginKind::Child)
+      if (auto d = output_device(tree, map, path))
+        return {*d};
+    // The elements of a layer list: each returns on its own device, or where its last part
+    // left it when the map splits it.
+    if (o.kind == OriginKind::LayerIteration) {
+      std::set<DeviceName> outputs;
       for (const auto &[p, node] : named_modules(tree))
-        if (key_covers(path, p))
-          if (auto d = map.device_of(p))
-            last = d;
-      if (last)
-        return {*last};
+        if (p == path)
+          for (const auto &[name, element] : node->children)
+            if (auto d = output_device(tree, map, join(path, name)))
+              outputs.insert(*d);
+      if (!outputs.empty())
+        return outputs;
     }
     return map.devices_under(path);
   }

@@ -51,6 +51,10 @@ struct Origin {
   }
   std::string_view label;
   std::string_view moved_to; // `.to(x.device)` moved the value here (`x.device`): it travels with x
+  // The last child of the unit holding no parameters the value went through (`self.dropout(h)`).
+  // Where a map splits the unit, that child is a map entry of its own and its hook moves the
+  // value to the entry's device (docs/DEVICE_MODEL.md section 2); otherwise it stays put.
+  std::string_view through_empty_child;
   // HeldState on `self`: the method that allocates it for every layer alike, on a device the
   // layer does not choose (`_setup_cache(batch, device)`, a root's loop over its layers).
   std::string_view allocated_by;

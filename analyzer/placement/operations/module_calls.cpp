@@ -84,8 +84,18 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       --muted_sites_;
       return out;
     }
-  if (child && !child->has_parameters)
-    return first_tensor(args); // activation/dropout: output stays with the input
+  if (child && !child->has_parameters) {
+    // activation/dropout: the output stays with the input, unless a split of this unit makes
+    // the child a map entry, whose hook moves the input to the entry's device.
+    Value out = first_tensor(args);
+    if (callee.kind == Value::Kind::Module)
+      for (const Origin *&o : out.origins) {
+        Origin &copy = origins_.emplace_back(*o);
+        copy.through_empty_child = callee.path;
+        o = &copy;
+      }
+    return out;
+  }
   // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
   // takes its inputs there: nothing moves them for it.
   if (child && !child->placed_device.empty() && callee.kind == Value::Kind::Module &&
@@ -303,6 +313,9 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
     copy.label = o->kind == OriginKind::Input
                      ? receiver_path
                      : intern(std::string(receiver_path) + "." + std::string(o->label));
+    if (!o->through_empty_child.empty())
+      copy.through_empty_child =
+          intern(std::string(receiver_path) + "." + std::string(o->through_empty_child));
     copy.unit = frame_->unit;
     copy.function = frame_->function;
     return &copy;
