@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "driver/model_setup.h"
@@ -23,8 +24,37 @@ struct Scenario {
   DeviceMap map;
 };
 
+// A model's module paths, read once: ranking asks for them per finding, map and path.
+struct TreeIndex {
+  const ModuleNode *root;
+  std::vector<std::pair<std::string, const ModuleNode *>> modules; // pre-order
+  std::unordered_map<std::string, size_t> position;                // path -> index in modules
+  std::unordered_set<std::string> tensors;
+
+  explicit TreeIndex(const ModuleTree &tree) : root(tree.root), modules(named_modules(tree)) {
+    for (size_t i = 0; i < modules.size(); ++i)
+      position.emplace(modules[i].first, i);
+    for (const NamedTensor &t : named_tensors(tree, false))
+      tensors.insert(t.name);
+  }
+  const ModuleNode *module(const std::string &path) const {
+    auto it = position.find(path);
+    return it == position.end() ? nullptr : modules[it->second].second;
+  }
+  bool has(const std::string &path) const { return position.count(path) || tensors.count(path); }
+  // The module at `path` and those below it, in pre-order (a contiguous run of `modules`).
+  template <typename Visit> void for_subtree(const std::string &path, Visit visit) const {
+    auto it = position.find(path);
+    if (it == position.end())
+      return;
+    for (size_t i = it->second; i < modules.size() && key_covers(path, modules[i].first); ++i)
+      visit(modules[i].first);
+  }
+};
+
 struct PlacedModel {
   std::unique_ptr<ModelSetup> setup;
+  std::unique_ptr<TreeIndex> index;
   std::vector<Scenario> scenarios;
   std::map<std::string, std::vector<std::string>> paths_by_class;
 };
@@ -46,23 +76,10 @@ std::string labels(const std::set<DeviceName> &devices) {
   return out;
 }
 
-bool path_exists(const ModuleTree &tree, const std::string &path) {
-  for (const auto &[p, node] : named_modules(tree))
-    if (p == path)
-      return true;
-  for (const NamedTensor &t : named_tensors(tree, false))
-    if (t.name == path)
-      return true;
-  return false;
-}
-
 // "layers 0-13" for the elements of a ModuleList on one device.
-std::string layer_ranges(const ModuleTree &tree, const DeviceMap &map, const std::string &list,
+std::string layer_ranges(const TreeIndex &tree, const DeviceMap &map, const std::string &list,
                          const DeviceName &device) {
-  const ModuleNode *node = nullptr;
-  for (const auto &[p, n] : named_modules(tree))
-    if (p == list)
-      node = n;
+  const ModuleNode *node = tree.module(list);
   if (!node)
     return "";
   std::vector<std::string> on;
@@ -77,8 +94,8 @@ std::string layer_ranges(const ModuleTree &tree, const DeviceMap &map, const std
 
 // Whether the module at `path` is reached through the first item of every module above it
 // (accelerate walks a module's own parameters, then its children, in registration order).
-bool on_first_chain(const ModuleTree &tree, const std::string &path) {
-  const ModuleNode *node = tree.root;
+bool on_first_chain(const ModuleNode *root, const std::string &path) {
+  const ModuleNode *node = root;
   size_t pos = 0;
   while (node && pos <= path.size()) {
     size_t dot = path.find('.', pos);
@@ -100,15 +117,15 @@ bool on_first_chain(const ModuleTree &tree, const std::string &path) {
 // returns is where its last part left it, in practice on the device of its last registered
 // submodule (a head's decoder after its transform, wherever a tied weight put the decoder's map
 // entry).
-std::optional<DeviceName> output_device(const ModuleTree &tree, const DeviceMap &map,
+std::optional<DeviceName> output_device(const TreeIndex &tree, const DeviceMap &map,
                                         const std::string &path) {
   if (auto d = map.device_of(path))
     return d;
   std::optional<DeviceName> last;
-  for (const auto &[p, node] : named_modules(tree))
-    if (key_covers(path, p))
-      if (auto d = map.device_of(p))
-        last = d;
+  tree.for_subtree(path, [&](const std::string &p) {
+    if (auto d = map.device_of(p))
+      last = d;
+  });
   return last;
 }
 
@@ -130,7 +147,7 @@ std::set<DeviceName> main_device(const DeviceMap &map) {
 }
 
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
-                             const ModuleTree &tree, const DeviceMap &map, bool *known) {
+                             const TreeIndex &tree, const DeviceMap &map, bool *known) {
   // Through a child holding nothing that the map lists on its own (its unit is split): that
   // entry's hook moved the value to its device.
   if (!o.through_empty_child.empty()) {
@@ -153,7 +170,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
   case OriginKind::LayerIteration:
   case OriginKind::Parameter: {
     std::string path = join(unit_path, o.label);
-    if (!path_exists(tree, path)) {
+    if (!tree.has(path)) {
       *known = false;
       return map.devices_under(unit_path);
     }
@@ -167,11 +184,10 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     // left it when the map splits it.
     if (o.kind == OriginKind::LayerIteration) {
       std::set<DeviceName> outputs;
-      for (const auto &[p, node] : named_modules(tree))
-        if (p == path)
-          for (const auto &[name, element] : node->children)
-            if (auto d = output_device(tree, map, join(path, name)))
-              outputs.insert(*d);
+      if (const ModuleNode *node = tree.module(path))
+        for (const auto &[name, element] : node->children)
+          if (auto d = output_device(tree, map, join(path, name)))
+            outputs.insert(*d);
       if (!outputs.empty())
         return outputs;
     }
@@ -189,7 +205,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     // first item of every module above it receives was passed down from the root's inputs, as
     // the analysis assumes when it puts such inputs with the first item (unit_placement.cpp,
     // input_group); a helper method's argument is what its caller passed.
-    if (unit_path.empty() || on_first_chain(tree, unit_path))
+    if (unit_path.empty() || on_first_chain(tree.root, unit_path))
       return main_device(map);
     // A split module has no hook: its inputs arrive where its caller left them, which is where
     // the module run just before it put its output (layer i-1's last part for layer i). The
@@ -206,7 +222,7 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
 }
 
 std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices,
-                     const std::string &unit_path, const ModuleTree &tree, const DeviceMap &map) {
+                     const std::string &unit_path, const TreeIndex &tree, const DeviceMap &map) {
   std::string text = "`" + o.text + "` on " + labels(devices);
   if (o.kind == OriginKind::LayerIteration && devices.size() == 1) {
     std::string r = layer_ranges(tree, map, join(unit_path, o.label), *devices.begin());
@@ -490,7 +506,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         unsized_model_of_class.emplace(node->class_name, root);
       continue;
     }
-    for (const auto &[path, node] : named_modules(model.setup->tree))
+    model.index = std::make_unique<TreeIndex>(model.setup->tree);
+    for (const auto &[path, node] : model.index->modules)
       model.paths_by_class[node->class_name].push_back(path);
     SimulationRequest request;
     request.no_split_module_classes = model.setup->no_split_modules;
@@ -550,7 +567,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       for (const Scenario &s : model.scenarios) {
         for (const std::string &path : it->second) {
           bool known_a = true, known_b = true;
-          const ModuleTree &tree = model.setup->tree;
+          const TreeIndex &tree = *model.index;
           auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a);
           auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b);
           // No entry holds it: a split module's own buffer, which transformers 5's
