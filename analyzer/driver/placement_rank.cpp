@@ -419,6 +419,33 @@ void rank_unplaced(Finding &f, const Package &package, bool placed,
                   "`, so no device_map=\"auto\" placement of it is known";
 }
 
+// Classes another class of the package builds in its __init__: held as a submodule, or built
+// there and handed on (`encoder = SpeechEncoder(config)` passed to `Model(config, encoder)`).
+// Such a class is a part of those models, not one from_pretrained loads on its own here.
+std::unordered_set<std::string> classes_built_by_other_classes(const Package &package) {
+  std::unordered_set<std::string> built;
+  for (const auto &cls : package.classes) {
+    for (const ChildDecl *c : cls->all_children())
+      built.insert(c->class_name);
+    const FunctionDef *init = cls->find_method("__init__");
+    if (!init)
+      continue;
+    auto note_constructor = [&](const Expr *e) {
+      if (e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Name &&
+          e->operands[0]->text != cls->name && package.find_class(e->operands[0]->text))
+        built.insert(std::string(e->operands[0]->text));
+      return false;
+    };
+    find_statement(init->body, [&](const Stmt *st) {
+      any_subexpression(st->value, note_constructor, 32, false);
+      for (const Expr *e : st->items)
+        any_subexpression(e, note_constructor, 32, false);
+      return false;
+    });
+  }
+  return built;
+}
+
 void place_with_simulations(std::vector<Finding> &findings, const Package &package,
                             const std::string &directory, const PlacementSettings &settings,
                             std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
@@ -445,10 +472,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   if (wanted.empty())
     return;
   // Every model class from_pretrained may build: PreTrainedModels that no other class holds.
-  std::unordered_set<std::string> children;
-  for (const auto &cls : package.classes)
-    for (const ChildDecl *c : cls->all_children())
-      children.insert(c->class_name);
+  std::unordered_set<std::string> children = classes_built_by_other_classes(package);
   std::vector<std::string> roots;
   for (const auto &cls : package.classes)
     if (cls->is_module && cls->is_pretrained_model && cls->find_method("__init__") &&
