@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "model/text.h"
 #include "model/torch_catalog.h"
@@ -38,7 +39,9 @@ std::optional<Value> Interpreter::module_dict_element(const Expr *iterable) {
   return pair;
 }
 
-Value Interpreter::element_of(const Expr *iterable) {
+Value Interpreter::element_of(const Expr *iterable, bool *pieces_of_one_tensor) {
+  if (pieces_of_one_tensor)
+    *pieces_of_one_tensor = false;
   if (iterable && iterable->kind == ExprKind::Call &&
       iterable->operands[0]->kind == ExprKind::Name) {
     std::string_view fn = iterable->operands[0]->text;
@@ -60,7 +63,7 @@ Value Interpreter::element_of(const Expr *iterable) {
     if (fn == "range")
       return Value::neutral();
     if ((fn == "reversed" || fn == "list" || fn == "sorted") && iterable->operands.size() > 1)
-      return element_of(iterable->operands[1]);
+      return element_of(iterable->operands[1], pieces_of_one_tensor);
   }
   if (std::optional<Value> item = module_dict_element(iterable))
     return *item;
@@ -97,6 +100,8 @@ Value Interpreter::element_of(const Expr *iterable) {
     // `for w in weights` over a 1-D CPU tensor: each element is 0-dim (vectors.cpp).
     if (std::optional<Value> element = zero_dim_element(v))
       return *element;
+    if (pieces_of_one_tensor)
+      *pieces_of_one_tensor = true;
     return v;
   default:
     return Value::neutral();
@@ -106,7 +111,9 @@ Value Interpreter::element_of(const Expr *iterable) {
 // `[f(x) for x in xs]`: a list whose elements are the body's value on each pass.
 Value Interpreter::eval_comprehension(const Expr *e) {
   Conditional conditional(frame_); // parts of it run only sometimes
-  Value element = element_of(e->operands[1]);
+  bool pieces_of_one_tensor = false;
+  Value element = element_of(e->operands[1], &pieces_of_one_tensor);
+  size_t origins_before = origins_.size();
   Value body;
   ++comprehension_depth_;
   if (environment_too_large()) { // see kMaxJoinedEnvironment
@@ -122,11 +129,19 @@ Value Interpreter::eval_comprehension(const Expr *e) {
   Value v;
   v.kind = Value::Kind::Tuple;
   v.origins = origins_of(body);
-  // Outside the comprehension its elements are no longer "this iteration's".
+  // Outside the comprehension its elements are no longer "this iteration's". Over the pieces of
+  // one tensor (`[c * scale for c in x.unbind(-1)]`), what the elements take from values made
+  // before it ran is one pass's value in every element: a list of one pass.
+  std::unordered_set<const Origin *> made_in_body;
+  if (pieces_of_one_tensor)
+    for (size_t i = origins_before; i < origins_.size(); ++i)
+      made_in_body.insert(&origins_[i]);
   for (const Origin *&o : v.origins)
-    if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected)) {
+    if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected) &&
+        !o->has(OriginFact::OnePassList)) {
+      bool one_pass = pieces_of_one_tensor && !made_in_body.count(o);
       Origin &copy = origins_.emplace_back(*o);
-      copy.set(OriginFact::Collected);
+      copy.set(one_pass ? OriginFact::OnePassList : OriginFact::Collected);
       o = &copy;
     }
   return v;
