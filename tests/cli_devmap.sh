@@ -203,4 +203,11 @@ run 0 "check --device-map: a cut inside one list element" -- \
 run 1 "check --device-map: a cut between list elements" -- "$devlint" check --no-cache --isolated \
   --output-format concise --device-map "$heads/map_cut_between_heads.json" "$heads"
 expect out "modeling_tiny_detector.py:54:16: DL001"
+# An argument handed down unchanged through split modules stays where the root's hook put it
+# (issue 26): the mask meets the scores of an attention split across cuda:1 and cuda:2 from
+# cuda:0, although the entry listed before the attention is on cuda:1.
+mask="$root/fixtures/recall/passed_down_mask"
+run 1 "check --device-map: a mask handed down from the root" -- "$devlint" check --no-cache \
+  --isolated --output-format concise --device-map "$mask/map_split_self_attention.json" "$mask"
+expect out "modeling_tiny_bert.py:22:18: DL002"
 exit $fail

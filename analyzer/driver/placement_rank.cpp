@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "driver/model_setup.h"
+#include "driver/passed_down_arguments.h"
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
@@ -112,6 +113,26 @@ bool on_first_chain(const ModuleNode *root, const std::string &path) {
   return false;
 }
 
+// A map given by the user (a JSON object's keys come back sorted) in the model's registration
+// order, as accelerate's own maps list them: the ranking reads the entry before a module as the
+// one that ran before it.
+void in_registration_order(DeviceMap &map, const TreeIndex &tree) {
+  auto position = [&](const std::string &key) {
+    for (std::string path = key;;) {
+      auto it = tree.position.find(path);
+      if (it != tree.position.end())
+        return it->second;
+      size_t dot = path.rfind('.');
+      if (dot == std::string::npos)
+        return tree.position.count("") ? tree.position.at("") : size_t{0};
+      path.erase(dot); // a tensor's key: its module's place
+    }
+  };
+  std::stable_sort(map.entries.begin(), map.entries.end(), [&](const auto &a, const auto &b) {
+    return position(a.first) < position(b.first);
+  });
+}
+
 // Where the module at `path` leaves its output: on its map entry's device when it (or a module
 // above it) has one, its hook keeping the output there. A split module has no hook: what it
 // returns is where its last part left it, in practice on the device of its last registered
@@ -201,6 +222,15 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
   case OriginKind::Input: {
     if (auto d = unit_path.empty() ? std::nullopt : map.device_of(unit_path))
       return {*d}; // a hooked module: inputs moved to its device
+    // An argument its callers hand down unchanged from their own arguments arrives where the
+    // highest of them received it: resolved there (the root's inputs on the main device).
+    if (!unit_path.empty())
+      if (auto up = passed_down_argument(tree.root, unit_path, o.label))
+        if (up->module_path != unit_path) {
+          OperandOrigin received = o;
+          received.label = up->parameter;
+          return resolve(received, up->module_path, tree, map, known);
+        }
     // The root's hook moves inputs to the main device. What a split module reached through the
     // first item of every module above it receives was passed down from the root's inputs, as
     // the analysis assumes when it puts such inputs with the first item (unit_placement.cpp,
@@ -545,6 +575,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
           diagnostics->push_back({Severity::Error, settings.device_map, 0, 0, error});
         return;
       }
+      in_registration_order(s.map, *model.index);
       s.name = "the map " + settings.device_map;
       model.scenarios.push_back(std::move(s));
     } else if (settings.narrowed()) {
