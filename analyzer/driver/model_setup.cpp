@@ -133,13 +133,36 @@ std::vector<std::string> configuration_texts(const std::string &directory) {
   return texts;
 }
 
-// Within transformers' own tree, the packages of the models the configuration names: their
+// The text of the modeling_*.py files of `directory` (PyTorch ones; modular_*.py files import
+// the models they were written from, which the model does not build).
+std::vector<std::string> modeling_texts(const std::string &directory) {
+  std::vector<fs::path> paths;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory.empty() ? "." : directory, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind("modeling_", 0) == 0 && name.rfind("modeling_tf_", 0) != 0 &&
+        name.rfind("modeling_flax_", 0) != 0 && it->path().extension() == ".py")
+      paths.push_back(it->path());
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<std::string> texts;
+  for (const fs::path &path : paths) {
+    std::string why;
+    if (auto text = read_regular_file(path.string(), kMaxInputBytes, why))
+      texts.push_back(*text);
+  }
+  return texts;
+}
+
+// Within transformers' own tree, the packages of the models the configuration names or the
+// modeling files import: their
 // modeling files become library files of the package, their configuration classes join the
 // package's (model_setup_siblings.h). Returns the configuration files read.
 std::vector<const SyntaxFile *> read_sibling_models(ModelSetup &setup,
                                                     const std::string &directory) {
   std::vector<std::string> texts = configuration_texts(directory);
-  setup.siblings = find_sibling_models(directory, texts);
+  setup.siblings = find_sibling_models(directory, texts, modeling_texts(directory));
   std::optional<fs::path> tree = transformers_tree_of(directory);
   std::vector<const SyntaxFile *> config_files;
   // transformers' helper modules (kTreeHelpers), read as library files like the packages of the
@@ -183,7 +206,8 @@ bool builds_from_source_tree(const Package &package, const std::string &director
     for (const auto &helper : kTreeHelpers)
       if (file->source && file->source->text.find(helper[1]) != std::string::npos)
         return true;
-  return !find_sibling_models(directory, configuration_texts(directory)).directories.empty();
+  return !find_sibling_models(directory, configuration_texts(directory), modeling_texts(directory))
+              .directories.empty();
 }
 
 std::vector<std::string> source_tree_inputs(const std::string &directory) {
@@ -191,7 +215,8 @@ std::vector<std::string> source_tree_inputs(const std::string &directory) {
   std::optional<fs::path> tree = transformers_tree_of(directory);
   if (!tree)
     return relatively_imported_files(directory);
-  SiblingModels siblings = find_sibling_models(directory, configuration_texts(directory));
+  SiblingModels siblings =
+      find_sibling_models(directory, configuration_texts(directory), modeling_texts(directory));
   if (!siblings.in_transformers_tree)
     return out;
   for (const std::string &sibling : siblings.directories)

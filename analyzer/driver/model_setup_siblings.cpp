@@ -123,10 +123,25 @@ std::string module_name(const std::string &model_type,
   return name;
 }
 
+// The model packages a file of models/<model>/ imports relatively, as Python resolves the dots:
+// `from ..siglip import SiglipVisionConfig`, `from ..bert.modeling_bert import BertModel`
+// (models/siglip, models/bert) and `from ...models.zamba2.modeling_zamba2 import X` (the tree's
+// models/zamba2). `from ..auto import AutoModel` is the auto mappings, read apart.
+std::vector<std::string> imported_model_packages(const std::string &text) {
+  static const std::regex import_pattern(
+      R"re((?:^|\n)[ \t]*from[ \t]+(?:\.\.|\.\.\.models\.)([A-Za-z_]\w*)[\w.]*[ \t]+import\b)re");
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), import_pattern), end; it != end; ++it)
+    if ((*it)[1].str() != "auto")
+      out.push_back((*it)[1].str());
+  return out;
+}
+
 } // namespace
 
 SiblingModels find_sibling_models(const std::string &directory,
-                                  const std::vector<std::string> &configuration_texts) {
+                                  const std::vector<std::string> &configuration_texts,
+                                  const std::vector<std::string> &modeling_texts) {
   SiblingModels out;
   std::error_code ec;
   fs::path own = fs::weakly_canonical(fs::path(directory), ec);
@@ -170,30 +185,40 @@ SiblingModels find_sibling_models(const std::string &directory,
   const std::map<std::string, std::string> &special = tables->special;
   out.auto_classes = tables->auto_classes;
 
-  // Model types named by a string literal of a configuration file, followed breadth-first.
+  // Model types named by a string literal of a configuration file and model packages imported
+  // relatively, followed breadth-first through the configuration files of each package found.
   static const std::regex literal(R"re("([A-Za-z0-9_\-]+)")re");
   std::set<fs::path> seen{own};
   std::vector<std::string> pending = configuration_texts;
-  for (size_t next = 0; next < pending.size() && out.directories.size() < kMaxSiblingPackages;
-       ++next) {
+  // Adds models/<package> when it is a directory not seen yet; false once the bound is reached.
+  auto add = [&](const std::string &package) {
+    fs::path sibling = models / package;
+    if (seen.count(sibling) || !fs::is_directory(sibling, ec))
+      return true;
+    seen.insert(sibling);
+    out.directories.push_back(sibling.string());
+    if (out.directories.size() == kMaxSiblingPackages)
+      return false;
+    for (fs::directory_iterator file(sibling, ec), stop; !ec && file != stop; file.increment(ec)) {
+      std::string name = file->path().filename().string();
+      if (name.rfind("configuration_", 0) == 0 && file->path().extension() == ".py")
+        pending.push_back(read_text(file->path()));
+    }
+    return true;
+  };
+  for (const std::string &text : modeling_texts)
+    for (const std::string &package : imported_model_packages(text))
+      if (!add(package))
+        return out;
+  for (size_t next = 0; next < pending.size(); ++next) {
     const std::string text = pending[next];
+    for (const std::string &package : imported_model_packages(text))
+      if (!add(package))
+        return out;
     for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) {
       std::string model_type = (*it)[1].str();
-      if (!config_classes.count(model_type))
-        continue;
-      fs::path sibling = models / module_name(model_type, special);
-      if (seen.count(sibling) || !fs::is_directory(sibling, ec))
-        continue;
-      seen.insert(sibling);
-      out.directories.push_back(sibling.string());
-      if (out.directories.size() == kMaxSiblingPackages)
-        break;
-      for (fs::directory_iterator file(sibling, ec), stop; !ec && file != stop;
-           file.increment(ec)) {
-        std::string name = file->path().filename().string();
-        if (name.rfind("configuration_", 0) == 0 && file->path().extension() == ".py")
-          pending.push_back(read_text(file->path()));
-      }
+      if (config_classes.count(model_type) && !add(module_name(model_type, special)))
+        return out;
     }
   }
   return out;
