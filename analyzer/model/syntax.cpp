@@ -1,6 +1,7 @@
 #include "model/syntax.h"
 
 #include <string>
+#include <vector>
 
 namespace devlint {
 
@@ -27,6 +28,42 @@ std::string_view callee_leaf(const Expr *call) {
   if (callee->kind == ExprKind::Name || callee->kind == ExprKind::Attribute)
     return callee->text;
   return {};
+}
+
+bool library_assumed_installed(std::string_view library) {
+  return library == "torch" || library == "torch_cuda" || library == "torch_accelerator" ||
+         library == "accelerate";
+}
+
+std::string_view probed_library(const Expr *call) {
+  std::string_view leaf = callee_leaf(call);
+  constexpr std::string_view prefix = "is_", suffix = "_available";
+  if (leaf.size() <= prefix.size() + suffix.size() || leaf.substr(0, prefix.size()) != prefix ||
+      leaf.substr(leaf.size() - suffix.size()) != suffix || call->operands.size() != 1 ||
+      !call->keywords.empty())
+    return {};
+  return leaf.substr(prefix.size(), leaf.size() - prefix.size() - suffix.size());
+}
+
+namespace {
+
+void add_module_level(const std::vector<Stmt *> &body, std::vector<const Stmt *> &out) {
+  for (const Stmt *s : body) {
+    std::string_view library =
+        s->kind == StmtKind::If ? probed_library(s->value) : std::string_view();
+    if (library.empty())
+      out.push_back(s);
+    else // an `elif` is an If nested in `orelse`: taken the same way
+      add_module_level(library_assumed_installed(library) ? s->body : s->orelse, out);
+  }
+}
+
+} // namespace
+
+std::vector<const Stmt *> module_level_statements(const std::vector<Stmt *> &body) {
+  std::vector<const Stmt *> out;
+  add_module_level(body, out);
+  return out;
 }
 
 } // namespace devlint

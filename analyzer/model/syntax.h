@@ -156,7 +156,9 @@ struct SyntaxErrorNote {
 struct SyntaxFile {
   const SourceFile *source = nullptr;
   std::vector<Stmt *> body;
-  std::vector<ClassDef *> classes;      // top-level classes
+  // Top-level classes, and those of the branch a module-level `if is_<library>_available():`
+  // takes on the machine devlint assumes (module_level_statements).
+  std::vector<ClassDef *> classes;
   std::vector<FunctionDef *> functions; // top-level functions
   std::vector<ImportedName> imports;
   std::vector<SyntaxErrorNote> syntax_errors;
@@ -216,6 +218,16 @@ bool any_subexpression(const Expr *e, const Predicate &matches, int max_depth, b
       return true;
   return false;
 }
+// transformers' and diffusers' `is_<library>_available()` probes. devlint assumes the machine
+// `device_map="auto"` needs (torch with CUDA, accelerate) and no optional library, so a model
+// builds its own fallback: whether `library` counts as installed.
+bool library_assumed_installed(std::string_view library);
+// The library an `is_<library>_available()` call (no arguments) probes; empty for anything else.
+std::string_view probed_library(const Expr *call);
+// A file's module-level statements as Python runs them on that machine: the branch a top-level
+// `if is_<library>_available(): ... else: ...` takes stands in place of the `if` (xLSTM defines
+// its own blocks when the xlstm package is absent), every other statement as it is.
+std::vector<const Stmt *> module_level_statements(const std::vector<Stmt *> &body);
 // The first statement of `body`, or of the blocks nested in it (branches, loop and `with`
 // bodies, `except` handlers, `finally`), for which `matches` holds; null when none does.
 template <typename Predicate>

@@ -648,14 +648,12 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   if (name == "collections.OrderedDict")
     return call_builtin("dict", std::move(a), frame, call);
   // transformers' is_<library>_available(): devmap's machine has torch with CUDA and accelerate
-  // (device_map="auto" needs it) and no optional library (as a module-level
-  // `if is_fla_available(): ... else: X = None` is read), so a model builds its own fallback.
+  // (device_map="auto" needs it) and no optional library (library_assumed_installed; a
+  // module-level `if is_xlstm_available(): ... else: ...` is read the same way), so a model
+  // builds its own fallback.
   if (starts_with(leaf, "is_") && ends_with_str(leaf, "_available") && leaf.size() > 13 &&
-      a.positional.empty()) {
-    std::string_view library = leaf.substr(3, leaf.size() - 13);
-    return Value::boolean(library == "torch" || library == "torch_cuda" ||
-                          library == "torch_accelerator" || library == "accelerate");
-  }
+      a.positional.empty())
+    return Value::boolean(library_assumed_installed(leaf.substr(3, leaf.size() - 13)));
   // transformers' is_deepspeed_zero3_enabled(): from_pretrained refuses a device_map under
   // ZeRO-3 (integrations/accelerate.py), so the model devmap places is built without it.
   if (leaf == "is_deepspeed_zero3_enabled" && a.positional.empty() && a.keywords.empty())

@@ -172,18 +172,25 @@ void Evaluator::index_file(const SyntaxFile *f) {
     std::string_view path = file->source->path;
     return path.substr(path.find_last_of('/') + 1).rfind("modular_", 0) == 0;
   };
-  for (const ClassDef *c : f->classes) {
-    auto [it, added] = classes_.emplace(std::string(c->name), ClassRef{c, f});
-    if (!added && modular(it->second.file) && !modular(f))
-      it->second = ClassRef{c, f};
-  }
-  for (const FunctionDef *fn : f->functions) {
-    auto [it, added] = functions_.emplace(std::string(fn->name), std::make_pair(fn, f));
-    if (!added && modular(it->second.second) && !modular(f))
-      it->second = std::make_pair(fn, f);
+  // The definitions Python makes on devmap's machine: a module-level `if is_<library>_available():`
+  // runs its fallback branch (xLSTM's own blocks when the xlstm package is absent). Only the
+  // simulation reads them so: the placement analysis follows the code that runs with the library.
+  std::vector<const Stmt *> statements = module_level_statements(f->body);
+  for (const Stmt *st : statements) {
+    if (st->kind == StmtKind::ClassDef) {
+      const ClassDef *c = st->class_def;
+      auto [it, added] = classes_.emplace(std::string(c->name), ClassRef{c, f});
+      if (!added && modular(it->second.file) && !modular(f))
+        it->second = ClassRef{c, f};
+    } else if (st->kind == StmtKind::FunctionDef) {
+      const FunctionDef *fn = st->function;
+      auto [it, added] = functions_.emplace(std::string(fn->name), std::make_pair(fn, f));
+      if (!added && modular(it->second.second) && !modular(f))
+        it->second = std::make_pair(fn, f);
+    }
   }
   auto &g = globals_[f];
-  for (const Stmt *st : f->body)
+  for (const Stmt *st : statements)
     if (st->kind == StmtKind::Assign && st->value && st->targets.size() == 1 &&
         st->targets[0]->kind == ExprKind::Name)
       g[std::string(st->targets[0]->text)] = st->value;

@@ -245,12 +245,17 @@ public:
 
   void lower_module(TSNode root) {
     for_each_named_child(root, [&](TSNode child) { lower_statement(child, out_.body, 0); });
-    for (Stmt *s : out_.body) {
+    for (const Stmt *s : out_.body)
+      if (s->kind == StmtKind::FunctionDef)
+        out_.functions.push_back(s->function);
+    // A class defined in the branch a module-level `if is_<library>_available():` takes (a
+    // model's own blocks when the optional library is absent) is the module the model builds.
+    // Functions stay the top-level ones: a call reaches the library's function where the
+    // library is installed, not the fallback that raises (the simulation reads both branches'
+    // definitions as its machine runs them).
+    for (const Stmt *s : module_level_statements(out_.body))
       if (s->kind == StmtKind::ClassDef)
         out_.classes.push_back(s->class_def);
-      else if (s->kind == StmtKind::FunctionDef)
-        out_.functions.push_back(s->function);
-    }
   }
 
 private:
