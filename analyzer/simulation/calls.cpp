@@ -598,6 +598,39 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     }
     return product;
   }
+  // numpy.argsort(values) of a list of numbers: a 1-D integer array of the indices that sort
+  // them, its elements kept for tolist() (PP-DocLayoutV3 orders its FPN levels by stride). Equal
+  // values leave the order unknown unless the sort is stable: numpy's default one is not.
+  if ((name == "np.argsort" || name == "numpy.argsort") && a.positional.size() == 1 &&
+      a.positional[0].is(Kind::List)) {
+    bool stable = false;
+    for (const auto &[key, v] : a.keywords) {
+      bool one_axis = key == "axis" && v.is(Kind::Int) && (v.integer == 0 || v.integer == -1);
+      bool kind = key == "kind" && v.is(Kind::Str);
+      if (!one_axis && !kind)
+        return Value::unknown(std::string(name) + " with `" + key + "`");
+      stable = stable || (kind && (v.text == "stable" || v.text == "mergesort"));
+    }
+    const ValueList &values = *a.positional[0].list;
+    if (values.size() > kMaxLoop ||
+        !std::all_of(values.begin(), values.end(), [](const Value &v) { return v.is_number(); }))
+      return Value::unknown(std::string(name) + " of values that are not numbers");
+    std::vector<size_t> order(values.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    auto before = [&](size_t x, size_t y) { return values[x].as_real() < values[y].as_real(); };
+    std::stable_sort(order.begin(), order.end(), before);
+    ValueList indices;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (!stable && i > 0 && !before(order[i - 1], order[i]))
+        return Value::unknown(std::string(name) + " of equal values (the order is unknown)");
+      indices.push_back(Value::integer_value(static_cast<int64_t>(order[i])));
+    }
+    Value array = tensor_of(static_cast<int64_t>(indices.size()), true, 8);
+    array.dims = {static_cast<int64_t>(indices.size())};
+    array.list = std::make_shared<ValueList>(std::move(indices));
+    return array;
+  }
   // itertools.cycle(items): an iterator that next() walks round and round.
   if (name == "itertools.cycle" && a.positional.size() == 1) {
     Value items = iteration_items(a.positional[0], kMaxLoop);

@@ -46,8 +46,8 @@ struct Value {
   Kind kind = Kind::Unknown;
   int64_t integer = 0;
   double real = 0;
-  std::string text; // Str; Unknown: why; Namespace: dotted name
-  std::shared_ptr<ValueList> list;
+  std::string text;                // Str; Unknown: why; Namespace: dotted name
+  std::shared_ptr<ValueList> list; // List; Tensor: a 1-D array's elements, when known
   std::shared_ptr<ValueDict> dict;
   std::shared_ptr<ObjectData> object;
   ModuleNode *module = nullptr;

@@ -154,6 +154,9 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
         }
         return Value::list_of(std::move(items));
       }
+      if (name == "tolist" && p.empty() && self.list &&
+          self.list->size() == static_cast<size_t>(length))
+        return Value::list_of(*self.list);
       if (name == "tolist" && p.empty())
         return Value::list_of(
             ValueList(static_cast<size_t>(length), Value::unknown("an element of a tensor")));
