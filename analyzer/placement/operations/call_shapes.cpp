@@ -90,7 +90,52 @@ bool assigned_from_parameter(const std::vector<Stmt *> &body, const FunctionDef 
   return false;
 }
 
+// What `__init__` assigns to `self.<attr>`, in any of its blocks: counts of `None` and of
+// anything else.
+void count_assignments(const std::vector<Stmt *> &body, std::string_view attr, int &none,
+                       int &other) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign)
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Attribute && t->text == attr && is_name(t->operands[0], "self"))
+          ++(s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::NoneLiteral
+                 ? none
+                 : other);
+    for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse, &s->finalbody})
+      count_assignments(*nested, attr, none, other);
+    for (const std::vector<Stmt *> &handler : s->handlers)
+      count_assignments(handler, attr, none, other);
+  }
+}
+
 } // namespace
+
+bool left_for_parent(const Package &pkg, const ModuleClass &unit, std::string_view attr) {
+  const FunctionDef *init = unit.find_method("__init__");
+  int none = 0, other = 0;
+  if (init)
+    count_assignments(init->body, attr, none, other);
+  if (none == 0 || other > 0)
+    return false;
+  // The parent's own `__init__` sets it on a submodule (`self.model.decoder.<attr> = ...`), so it
+  // is built, and placed, with the model; one set later by a method (RAG's
+  // `set_context_encoder_for_training`) is the user's module, placed wherever they put it.
+  auto sets_on_submodule = [attr](const Stmt *s) {
+    if (s->kind != StmtKind::Assign)
+      return false;
+    for (const Expr *t : s->targets)
+      if (t->kind == ExprKind::Attribute && t->text == attr &&
+          t->operands[0]->kind == ExprKind::Attribute &&
+          dotted_name(t->operands[0]).rfind("self.", 0) == 0)
+        return true;
+    return false;
+  };
+  for (const auto &cls : pkg.classes)
+    if (const FunctionDef *parent_init = cls->find_method("__init__"))
+      if (cls.get() != &unit && find_statement(parent_init->body, sets_on_submodule))
+        return true;
+  return false;
+}
 
 bool handed_to_constructor(const ModuleClass &unit, std::string_view attr) {
   const FunctionDef *init = unit.find_method("__init__");

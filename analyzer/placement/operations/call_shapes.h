@@ -56,6 +56,11 @@ bool builds_list(const Expr *e);
 // `"cuda:" + str(k + 1)`: a CUDA device name put together from a literal prefix.
 bool builds_cuda_device_name(const Expr *e);
 
+// `__init__` only ever sets `self.<attr> = None`, and a class of the package sets it on a
+// submodule in its own `__init__`: a module the parent model builds with it
+// (`self.model.decoder.bbox_embed = self.bbox_embed`, as DETR-style detectors share their heads).
+bool left_for_parent(const Package &pkg, const ModuleClass &unit, std::string_view attr);
+
 // `self.<attr>` holds a module the class's constructor was handed.
 bool handed_to_constructor(const ModuleClass &unit, std::string_view attr);
 

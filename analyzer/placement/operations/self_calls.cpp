@@ -55,6 +55,10 @@ std::optional<Value> Interpreter::own_method_call(const Expr *call) {
   // embedding): its output is that module's, not a pass-through of the argument.
   if (handed_to_constructor(*unit, leaf))
     return module_call(module_value(leaf, nullptr), call, args);
+  // One the parent sets after `__init__` left it None (PP-DocLayoutV3's decoder calls
+  // `self.bbox_embed(h)`, set to the model's `enc_bbox_head` MLP): the same.
+  if (left_for_parent(pkg_, *unit, leaf))
+    return module_call(module_value(leaf, nullptr), call, args);
   // transformers' own loss functions move labels to the logits' device themselves.
   return first_tensor(args);
 }
