@@ -297,6 +297,7 @@ private:
   // What a `for` over `iterable` binds on each pass; `pieces_of_one_tensor` (when given) says
   // whether those are pieces of one tensor (`for c in x.unbind(-1)`), all on its device.
   Value element_of(const Expr *iterable, bool *pieces_of_one_tensor = nullptr);
+  bool assign_generator_items(const Stmt *s);
   std::optional<Value> module_dict_element(const Expr *iterable);
   Value eval(const Expr *e);
   Value eval_comprehension(const Expr *e);

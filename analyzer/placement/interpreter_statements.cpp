@@ -104,6 +104,8 @@ void Interpreter::exec(const Stmt *s) {
       eval(s->value);
     break;
   case StmtKind::Assign: {
+    if (assign_generator_items(s))
+      break;
     Value v = s->value ? eval(s->value) : Value::neutral();
     for (const Expr *t : s->targets)
       assign(t, v, s->value);
@@ -161,6 +163,38 @@ void Interpreter::exec(const Stmt *s) {
     break;
   }
   frame_->statement = saved_statement;
+}
+
+// `a, b = (f(t) for t in [x, y])`: Python unpacks the generator item by item, so `a` is f(x)
+// and `b` is f(y), each with its own item's origins, not every item's.
+bool Interpreter::assign_generator_items(const Stmt *s) {
+  if (s->targets.size() != 1 || !s->value || s->value->kind != ExprKind::Comprehension ||
+      s->value->operands.size() != 3 || s->value->text == "dict")
+    return false;
+  const Expr *targets = s->targets[0];
+  const Expr *items = s->value->operands[1];
+  if (targets->kind != ExprKind::Tuple || items->kind != ExprKind::Tuple ||
+      targets->operands.size() != items->operands.size() || targets->operands.empty())
+    return false;
+  for (const Expr *e : targets->operands)
+    if (e->kind == ExprKind::Starred)
+      return false;
+  for (const Expr *e : items->operands)
+    if (e->kind == ExprKind::Starred)
+      return false;
+  std::vector<Value> values;
+  for (const Expr *item : items->operands) {
+    Value element = eval(item);
+    Env saved = frame_->env; // the comprehension's variable is its own
+    assign(s->value->operands[2], element, nullptr);
+    ++comprehension_depth_;
+    values.push_back(eval(s->value->operands[0]));
+    --comprehension_depth_;
+    frame_->env = std::move(saved);
+  }
+  for (size_t i = 0; i < values.size(); ++i)
+    assign(targets->operands[i], values[i], nullptr);
+  return true;
 }
 
 bool Interpreter::is_tracing_guard(const Expr *e) {
