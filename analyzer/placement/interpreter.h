@@ -197,6 +197,10 @@ private:
   void check_unhooked_layer_call(const Value &callee, const Expr *call, const Args &args);
   // Arguments of a submodule's `forward` that no call in the package passes: None there.
   std::unordered_set<const Parameter *> unpassed_arguments_;
+  // `forward` flags every call in the package sets to one literal (find_constant_flags).
+  std::unordered_map<const Parameter *, bool> constant_flags_;
+  // A condition on such flags of the running function (`if not reverse:`), when decided.
+  std::optional<bool> flag_truth(const Expr *e, int depth = 0) const;
   void find_unpassed_arguments();
   void note_index_tensor(std::string_view operation, Args &args, size_t shift);
   void note_tensor(const Value &v) const {

@@ -197,6 +197,38 @@ bool Interpreter::assign_generator_items(const Stmt *s) {
   return true;
 }
 
+std::optional<bool> Interpreter::flag_truth(const Expr *e, int depth) const {
+  if (!e || depth > 8 || !frame_->function || constant_flags_.empty())
+    return std::nullopt;
+  if (e->kind == ExprKind::BoolOp && e->text == "not" && e->operands.size() == 1) {
+    std::optional<bool> inner = flag_truth(e->operands[0], depth + 1);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (e->kind != ExprKind::Name)
+    return std::nullopt;
+  for (const Parameter &p : frame_->function->parameters) {
+    if (p.name != e->text)
+      continue;
+    auto flag = constant_flags_.find(&p);
+    if (flag == constant_flags_.end())
+      return std::nullopt;
+    // Rebound in the body: not the value the callers passed everywhere.
+    bool rebound = find_statement(frame_->function->body, [&](const Stmt *st) {
+                     if (st->kind != StmtKind::Assign && st->kind != StmtKind::AugAssign &&
+                         st->kind != StmtKind::For && st->kind != StmtKind::With)
+                       return false;
+                     return std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *t) {
+                       return any_subexpression(
+                           t, [&](const Expr *x) { return is_name(x, p.name); }, 8, true);
+                     });
+                   }) != nullptr;
+    if (rebound)
+      return std::nullopt;
+    return flag->second;
+  }
+  return std::nullopt;
+}
+
 bool Interpreter::is_tracing_guard(const Expr *e) {
   // `is_torch_fx_proxy(ids) or torch.jit.is_tracing()`: true only while tracing.
   if (e && e->kind == ExprKind::BoolOp && e->text == "or" && !e->operands.empty())
@@ -243,6 +275,11 @@ void Interpreter::exec_if(const Stmt *s) {
   // `if self.training and False:` (a branch switched off by hand) never runs.
   if (std::optional<bool> always =
           frame_->file ? constant_truth(*frame_->file, s->value) : std::nullopt) {
+    exec_block(*always ? s->body : s->orelse);
+    return;
+  }
+  // `if not reverse:` where every caller passes `reverse=True`.
+  if (std::optional<bool> always = flag_truth(s->value)) {
     exec_block(*always ? s->body : s->orelse);
     return;
   }

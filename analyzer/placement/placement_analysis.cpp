@@ -65,6 +65,7 @@ struct ChildUses {
     size_t positional = 0;
     bool star = false; // `*args` or `**kwargs`: any argument may be passed
     std::vector<std::string_view> keywords;
+    const Expr *call = nullptr;
   };
   std::vector<CallShape> calls;
   bool escapes = false;
@@ -130,6 +131,7 @@ private:
   }
   void record_call(std::string_view child, const Expr *call) {
     ChildUses::CallShape shape;
+    shape.call = call;
     for (size_t i = 1; i < call->operands.size(); ++i) {
       if (call->operands[i]->kind == ExprKind::Starred)
         shape.star = true;
@@ -217,6 +219,50 @@ ChildClasses single_child_classes(const Package &pkg) {
 
 } // namespace
 
+namespace {
+
+// A `forward` flag (`reverse=False`) that every call of the submodule in the package sets to the
+// same literal, or leaves at its default, has that value whenever the submodule runs: VITS
+// calls its duration predictor only with `reverse=True`, so the `if not reverse:` branch never
+// runs. The calls are those find_unpassed_arguments reads: every use of the class is seen.
+void find_constant_flags(const FunctionDef &forward,
+                         const std::vector<const ChildUses::CallShape *> &calls,
+                         std::unordered_map<const Parameter *, bool> &flags) {
+  auto literal = [](const Expr *e) -> std::optional<bool> {
+    if (!e || e->kind != ExprKind::Bool)
+      return std::nullopt;
+    return e->text == "True";
+  };
+  for (size_t i = 1; i < forward.parameters.size(); ++i) {
+    const Parameter &p = forward.parameters[i];
+    std::optional<bool> fallback = p.variadic ? std::nullopt : literal(p.default_value);
+    if (!fallback)
+      continue;
+    std::optional<bool> value;
+    bool constant = true;
+    for (const ChildUses::CallShape *shape : calls) {
+      const Expr *call = shape->call;
+      if (!call || shape->star) {
+        constant = false;
+        break;
+      }
+      const Expr *passed = i - 1 < shape->positional ? call->operands[i] : nullptr;
+      if (const Keyword *k = call->keyword(p.name))
+        passed = k->value;
+      std::optional<bool> here = passed ? literal(passed) : fallback;
+      if (!here || (value && *value != *here)) {
+        constant = false;
+        break;
+      }
+      value = here;
+    }
+    if (constant && value)
+      flags[&p] = *value;
+  }
+}
+
+} // namespace
+
 void Interpreter::find_unpassed_arguments() {
   ChildClasses classes = single_child_classes(pkg_);
   const auto &child_names = classes.child_names;
@@ -284,6 +330,7 @@ void Interpreter::find_unpassed_arguments() {
       if (!passed)
         unpassed_arguments_.insert(&p);
     }
+    find_constant_flags(*forward, calls, constant_flags_);
   }
 }
 

@@ -851,8 +851,11 @@ private:
       return e;
     }
     case Sym::True:
-    case Sym::False:
-      return make_expr(ExprKind::Bool, n);
+    case Sym::False: {
+      Expr *e = make_expr(ExprKind::Bool, n);
+      e->text = kind(n) == Sym::True ? "True" : "False";
+      return e;
+    }
     case Sym::None:
       return make_expr(ExprKind::NoneLiteral, n);
     case Sym::Slice: {
