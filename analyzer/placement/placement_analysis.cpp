@@ -10,6 +10,7 @@
 
 #include "model/torch_catalog.h"
 #include "model/transformers_summary.h"
+#include "placement/condition_text.h"
 #include "placement/installed_methods.h"
 #include "placement/interpreter.h"
 #include "placement/never_built_classes.h"
@@ -66,6 +67,7 @@ struct ChildUses {
     bool star = false; // `*args` or `**kwargs`: any argument may be passed
     std::vector<std::string_view> keywords;
     const Expr *call = nullptr;
+    const ModuleClass *caller = nullptr; // the class whose method makes the call
   };
   std::vector<CallShape> calls;
   bool escapes = false;
@@ -132,6 +134,7 @@ private:
   void record_call(std::string_view child, const Expr *call) {
     ChildUses::CallShape shape;
     shape.call = call;
+    shape.caller = owner_;
     for (size_t i = 1; i < call->operands.size(); ++i) {
       if (call->operands[i]->kind == ExprKind::Starred)
         shape.star = true;
@@ -225,7 +228,79 @@ namespace {
 // same literal, or leaves at its default, has that value whenever the submodule runs: VITS
 // calls its duration predictor only with `reverse=True`, so the `if not reverse:` branch never
 // runs. The calls are those find_unpassed_arguments reads: every use of the class is seen.
-void find_constant_flags(const FunctionDef &forward,
+struct Guard {
+  const Expr *condition = nullptr;
+  bool taken = true; // in the `if` body (true) or its `else` (false)
+};
+
+bool covers(const SourceRange &outer, const SourceRange &inner) {
+  return outer.begin <= inner.begin && inner.end <= outer.end;
+}
+
+// The innermost `if` of `body` whose branch holds `range`.
+std::optional<Guard> innermost_guard(const std::vector<Stmt *> &body, const SourceRange &range,
+                                     int depth = 0) {
+  if (depth > 64)
+    return std::nullopt;
+  for (const Stmt *s : body) {
+    if (!s || !covers(s->range, range))
+      continue;
+    if (s->kind == StmtKind::If) {
+      for (bool taken : {true, false}) {
+        const std::vector<Stmt *> &branch = taken ? s->body : s->orelse;
+        if (auto inner = innermost_guard(branch, range, depth + 1))
+          return inner;
+        for (const Stmt *b : branch)
+          if (b && covers(b->range, range))
+            return Guard{s->value, taken};
+      }
+      return std::nullopt;
+    }
+    for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse, &s->finalbody})
+      if (auto inner = innermost_guard(*nested, range, depth + 1))
+        return inner;
+    for (const std::vector<Stmt *> &handler : s->handlers)
+      if (auto inner = innermost_guard(handler, range, depth + 1))
+        return inner;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A guard's condition as text, `self.config.x` read as the `config.x` a constructor tests.
+std::string guard_text(const SyntaxFile &file, const Guard &guard) {
+  std::string text = condition_text(file, guard.condition);
+  for (size_t at = text.find("self."); at != std::string::npos; at = text.find("self.", at))
+    text.erase(at, 5);
+  return text;
+}
+
+// Whether `call` (in a method of `shape.caller`) runs only where `__init__` built another class
+// than `cls` for the attribute: the call sits in the other branch of the flag test the
+// declaration of `cls` sits under (`if config.use_x: self.a = A(...)`, `else: self.a = B(...)`;
+// in forward `if self.config.use_x: self.a(..., reverse=True)`, `else: self.a(...)`).
+bool calls_another_class(const ChildUses::CallShape &shape, const ModuleClass &cls) {
+  const ModuleClass *owner = shape.caller;
+  if (!owner || !owner->file || !shape.call)
+    return false;
+  const FunctionDef *init = owner->find_method("__init__");
+  if (!init)
+    return false;
+  std::optional<Guard> declared;
+  for (const ChildDecl &child : owner->children)
+    if (child.resolved == &cls)
+      declared = innermost_guard(init->body, child.range);
+  if (!declared)
+    return false;
+  std::optional<Guard> called;
+  for (const FunctionDef *method : owner->def->methods)
+    if (covers(method->range, shape.call->range))
+      called = innermost_guard(method->body, shape.call->range);
+  return called && called->taken != declared->taken &&
+         guard_text(*owner->file, *called) == guard_text(*owner->file, *declared);
+}
+
+void find_constant_flags(const ModuleClass &cls, const FunctionDef &forward,
                          const std::vector<const ChildUses::CallShape *> &calls,
                          std::unordered_map<const Parameter *, bool> &flags) {
   auto literal = [](const Expr *e) -> std::optional<bool> {
@@ -242,6 +317,8 @@ void find_constant_flags(const FunctionDef &forward,
     bool constant = true;
     for (const ChildUses::CallShape *shape : calls) {
       const Expr *call = shape->call;
+      if (call && calls_another_class(*shape, cls))
+        continue;
       if (!call || shape->star) {
         constant = false;
         break;
@@ -330,7 +407,7 @@ void Interpreter::find_unpassed_arguments() {
       if (!passed)
         unpassed_arguments_.insert(&p);
     }
-    find_constant_flags(*forward, calls, constant_flags_);
+    find_constant_flags(*cls, *forward, calls, constant_flags_);
   }
 }
 
