@@ -199,6 +199,7 @@ private:
   std::unordered_set<const Parameter *> unpassed_arguments_;
   // `forward` flags every call in the package sets to one literal (find_constant_flags).
   std::unordered_map<const Parameter *, bool> constant_flags_;
+  void find_list_element_flags();
   // A condition on such flags of the running function (`if not reverse:`), when decided.
   std::optional<bool> flag_truth(const Expr *e, int depth = 0) const;
   void find_unpassed_arguments();

@@ -411,6 +411,167 @@ void Interpreter::find_unpassed_arguments() {
   }
 }
 
+namespace {
+
+bool mentions_self_attribute(const Expr *e, std::string_view attribute) {
+  return any_subexpression(
+      e,
+      [&](const Expr *x) {
+        return x->kind == ExprKind::Attribute && x->text == attribute &&
+               is_name(x->operands[0], "self");
+      },
+      8, false);
+}
+
+// Calls of a list's elements in `body`: through the variable of a loop over the list
+// (`for flow in reversed(self.flows): flow(...)`) or by index (`self.flows[i](...)`).
+void element_calls(const std::vector<Stmt *> &body, std::string_view list,
+                   std::vector<std::string_view> &names, std::vector<const Expr *> &calls,
+                   int depth = 0) {
+  if (depth > 64)
+    return;
+  auto scan = [&](const Expr *e) {
+    any_subexpression(
+        e,
+        [&](const Expr *x) {
+          if (x->kind != ExprKind::Call)
+            return false;
+          const Expr *callee = x->operands[0];
+          if ((callee->kind == ExprKind::Name &&
+               std::find(names.begin(), names.end(), callee->text) != names.end()) ||
+              (callee->kind == ExprKind::Subscript && mentions_self_attribute(callee, list)))
+            calls.push_back(x);
+          return false;
+        },
+        64, false);
+  };
+  for (const Stmt *s : body) {
+    if (!s)
+      continue;
+    if (s->kind == StmtKind::For && !s->targets.empty() &&
+        mentions_self_attribute(s->value, list)) {
+      const Expr *target = s->targets[0];
+      if (target->kind == ExprKind::Tuple && !target->operands.empty())
+        target = target->operands.back(); // `for i, layer in enumerate(self.layers)`
+      if (target->kind == ExprKind::Name)
+        names.push_back(target->text);
+    }
+    for (const Expr *e : s->targets)
+      scan(e);
+    for (const Expr *e : s->items)
+      scan(e);
+    scan(s->value);
+    element_calls(s->body, list, names, calls, depth + 1);
+    element_calls(s->orelse, list, names, calls, depth + 1);
+    for (const auto &handler : s->handlers)
+      element_calls(handler, list, names, calls, depth + 1);
+    element_calls(s->finalbody, list, names, calls, depth + 1);
+  }
+}
+
+} // namespace
+
+// Forward flags of classes built only as the elements of lists (`self.flows.append(Flow(...))`):
+// every call of an element, in code that runs, passes one literal. A call in the branch of a
+// test on a flag of the caller's own forward that its callers decide the other way never runs
+// (VITS' coupling block, always called with `reverse=True`, calls its flows with `reverse=True`
+// in that branch and without in the other).
+void Interpreter::find_list_element_flags() {
+  std::unordered_map<const ModuleClass *,
+                     std::vector<std::pair<const ModuleClass *, const ChildDecl *>>>
+      holders;
+  std::unordered_set<const ModuleClass *> excluded;
+  for (const auto &cls : pkg_.classes) {
+    for (const ModuleClass *base : cls->bases)
+      excluded.insert(base);
+    for (const ChildDecl &child : cls->children) {
+      if (!child.resolved)
+        continue;
+      if (child.kind != ChildKind::List)
+        excluded.insert(child.resolved);
+      else
+        holders[child.resolved].push_back({cls.get(), &child});
+    }
+  }
+  for (const auto &[dict, classes] : pkg_.class_dicts)
+    for (std::string_view name : classes)
+      if (const ModuleClass *c = pkg_.find_class(name))
+        excluded.insert(c);
+  for (const auto &[element, lists] : holders) {
+    if (excluded.count(element) || element->is_pretrained_model)
+      continue;
+    const FunctionDef *forward = nullptr;
+    for (const FunctionDef *m : element->def->methods)
+      if (m->name == "forward")
+        forward = m;
+    if (!forward)
+      continue;
+    // Each call, with whether it runs (its guard decided by the caller's constant flags).
+    std::vector<const Expr *> live;
+    for (const auto &[owner, list] : lists) {
+      for (const FunctionDef *method : owner->def->methods) {
+        if (method->name == "__init__")
+          continue;
+        std::vector<std::string_view> names;
+        std::vector<const Expr *> calls;
+        element_calls(method->body, list->name, names, calls);
+        for (const Expr *call : calls) {
+          std::optional<Guard> guard = innermost_guard(method->body, call->range);
+          std::optional<bool> decided;
+          if (guard) {
+            const Expr *c = guard->condition;
+            bool negated =
+                c && c->kind == ExprKind::BoolOp && c->text == "not" && c->operands.size() == 1;
+            const Expr *flag = negated ? c->operands[0] : c;
+            if (flag && flag->kind == ExprKind::Name)
+              for (const Parameter &p : method->parameters)
+                if (p.name == flag->text)
+                  if (auto known = constant_flags_.find(&p); known != constant_flags_.end())
+                    decided = negated ? !known->second : known->second;
+          }
+          if (decided && *decided != guard->taken)
+            continue; // in the branch that never runs
+          live.push_back(call);
+        }
+      }
+    }
+    if (live.empty())
+      continue;
+    for (size_t i = 1; i < forward->parameters.size(); ++i) {
+      const Parameter &p = forward->parameters[i];
+      if (p.variadic || !p.default_value || p.default_value->kind != ExprKind::Bool)
+        continue;
+      std::optional<bool> value;
+      bool constant = true;
+      for (const Expr *call : live) {
+        const Expr *passed = nullptr;
+        bool splatted = false;
+        for (size_t a = 1; a < call->operands.size(); ++a) {
+          if (call->operands[a]->kind == ExprKind::Starred)
+            splatted = true;
+          else if (a == i && !splatted)
+            passed = call->operands[a];
+        }
+        for (const Keyword &k : call->keywords) {
+          if (k.name.empty())
+            splatted = true;
+          else if (k.name == p.name)
+            passed = k.value;
+        }
+        const Expr *literal = passed ? passed : p.default_value;
+        if ((splatted && !passed) || literal->kind != ExprKind::Bool ||
+            (value && *value != (literal->text == "True"))) {
+          constant = false;
+          break;
+        }
+        value = literal->text == "True";
+      }
+      if (constant && value)
+        constant_flags_[&p] = *value;
+    }
+  }
+}
+
 Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimits &limits)
     : pkg_(pkg), sink_(sink), limits_(limits) {
   for (const SyntaxFile *file : pkg.files) {
@@ -435,6 +596,7 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
           held_state_methods_.insert(intern(method));
       }
   find_unpassed_arguments();
+  find_list_element_flags();
 }
 
 bool Interpreter::is_setup_method(std::string_view name) {
