@@ -32,25 +32,9 @@ std::vector<PathStep> steps_to(const ModuleNode *root, const std::string &path) 
   return steps;
 }
 
-bool is_self_attribute(const Expr *e, std::string_view attribute) {
-  return e && e->kind == ExprKind::Attribute && e->text == attribute &&
-         is_name(e->operands[0], "self");
-}
-
 bool mentions_self_attribute(const Expr *e, std::string_view attribute) {
   return any_subexpression(
       e, [&](const Expr *x) { return is_self_attribute(x, attribute); }, 8, false);
-}
-
-bool binds_name(const Expr *target, std::string_view name) {
-  if (!target)
-    return false;
-  if (target->kind == ExprKind::Name)
-    return target->text == name;
-  for (const Expr *item : target->operands)
-    if (binds_name(item, name))
-      return true;
-  return false;
 }
 
 // Calls in `body` of the child `attribute` (`self.attribute(...)`), or of the elements of the
@@ -123,20 +107,6 @@ void find_calls(const std::vector<Stmt *> &body, std::string_view attribute, boo
       find_calls(handler, attribute, container, loop_names, calls, other_use);
     find_calls(s->finalbody, attribute, container, loop_names, calls, other_use);
   }
-}
-
-// Whether `method` binds `name` anywhere (an assignment, a loop or `with` target): then it
-// does not hand on the argument it received under that name.
-bool rebinds(const FunctionDef &method, std::string_view name) {
-  return find_statement(method.body, [&](const Stmt *s) {
-           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign &&
-               s->kind != StmtKind::For && s->kind != StmtKind::With)
-             return false;
-           for (const Expr *t : s->targets)
-             if (binds_name(t, name))
-               return true;
-           return false;
-         }) != nullptr;
 }
 
 // What `call` passes for the callee's forward parameter `index` (after `self`) named `name`.
@@ -217,7 +187,7 @@ std::optional<PassedDownArgument> passed_down_argument(const ModuleNode *root,
       bool unreadable = false;
       const Expr *passed = passed_expression(call, index, at.parameter, unreadable);
       if (unreadable || !passed || passed->kind != ExprKind::Name ||
-          !caller_forward->has_parameter(passed->text) || rebinds(*caller_forward, passed->text))
+          !caller_forward->has_parameter(passed->text) || assigns_to(*caller_forward, passed->text))
         return at; // computed by the caller, or not read here: it arrives as argument here
       if (!handed_on.empty() && handed_on != passed->text)
         return at;

@@ -28,10 +28,6 @@ struct AttributeUse {
   bool has_members = false;
 };
 
-bool is_self_attribute(const Expr *e, std::string_view attr) {
-  return e && e->kind == ExprKind::Attribute && e->text == attr && is_name(e->operands[0], "self");
-}
-
 void find_uses(const Expr *e, std::string_view attr, AttributeUse &use, int depth = 0) {
   if (!e || depth > 64)
     return;

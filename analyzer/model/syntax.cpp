@@ -1,5 +1,7 @@
 #include "model/syntax.h"
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -64,6 +66,18 @@ std::vector<const Stmt *> module_level_statements(const std::vector<Stmt *> &bod
   std::vector<const Stmt *> out;
   add_module_level(body, out);
   return out;
+}
+
+bool assigns_to(const FunctionDef &function, std::string_view name) {
+  return find_statement(function.body, [&](const Stmt *s) {
+           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign &&
+               s->kind != StmtKind::For && s->kind != StmtKind::With)
+             return false;
+           return std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
+             return any_subexpression(
+                 t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
+           });
+         }) != nullptr;
 }
 
 } // namespace devlint

@@ -195,6 +195,11 @@ private:
 inline bool is_name(const Expr *e, std::string_view name) {
   return e && e->kind == ExprKind::Name && e->text == name;
 }
+// `self.<attribute>`.
+inline bool is_self_attribute(const Expr *e, std::string_view attribute) {
+  return e && e->kind == ExprKind::Attribute && e->text == attribute &&
+         is_name(e->operands[0], "self");
+}
 // "self.layers.0" style dotted text for Name/Attribute chains; empty if not such a chain.
 std::string dotted_name(const Expr *e);
 // The callee's last attribute or name: `torch.nn.functional.linear` -> "linear".
@@ -244,5 +249,10 @@ const Stmt *find_statement(const std::vector<Stmt *> &body, const Predicate &mat
   }
   return nullptr;
 }
+
+// Whether an assignment, augmented assignment, loop or `with` target in `function`'s body mentions
+// `name` (`name = ...`, `a, name = ...`, and conservatively `name.x = ...`, `name[i] = ...`):
+// then `name` may no longer hold the argument the function received.
+bool assigns_to(const FunctionDef &function, std::string_view name);
 
 } // namespace devlint

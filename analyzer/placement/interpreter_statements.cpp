@@ -213,16 +213,7 @@ std::optional<bool> Interpreter::flag_truth(const Expr *e, int depth) const {
     if (flag == constant_flags_.end())
       return std::nullopt;
     // Rebound in the body: not the value the callers passed everywhere.
-    bool rebound = find_statement(frame_->function->body, [&](const Stmt *st) {
-                     if (st->kind != StmtKind::Assign && st->kind != StmtKind::AugAssign &&
-                         st->kind != StmtKind::For && st->kind != StmtKind::With)
-                       return false;
-                     return std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *t) {
-                       return any_subexpression(
-                           t, [&](const Expr *x) { return is_name(x, p.name); }, 8, true);
-                     });
-                   }) != nullptr;
-    if (rebound)
+    if (assigns_to(*frame_->function, p.name))
       return std::nullopt;
     return flag->second;
   }

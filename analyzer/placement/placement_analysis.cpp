@@ -224,10 +224,6 @@ ChildClasses single_child_classes(const Package &pkg) {
 
 namespace {
 
-// A `forward` flag (`reverse=False`) that every call of the submodule in the package sets to the
-// same literal, or leaves at its default, has that value whenever the submodule runs: VITS
-// calls its duration predictor only with `reverse=True`, so the `if not reverse:` branch never
-// runs. The calls are those find_unpassed_arguments reads: every use of the class is seen.
 struct Guard {
   const Expr *condition = nullptr;
   bool taken = true; // in the `if` body (true) or its `else` (false)
@@ -300,42 +296,59 @@ bool calls_another_class(const ChildUses::CallShape &shape, const ModuleClass &c
          guard_text(*owner->file, *called) == guard_text(*owner->file, *declared);
 }
 
-void find_constant_flags(const ModuleClass &cls, const FunctionDef &forward,
-                         const std::vector<const ChildUses::CallShape *> &calls,
-                         std::unordered_map<const Parameter *, bool> &flags) {
+// The literal every call in `calls` passes for `forward`'s parameter `p` (at `index`, counting
+// `self`), its default where a call leaves it out; nullopt when a call splats arguments
+// (`*args`, `**kwargs`) or passes anything but True/False, or when calls disagree.
+std::optional<bool> flag_passed_by_every_call(const Parameter &p, size_t index,
+                                              const std::vector<const Expr *> &calls) {
   auto literal = [](const Expr *e) -> std::optional<bool> {
     if (!e || e->kind != ExprKind::Bool)
       return std::nullopt;
     return e->text == "True";
   };
-  for (size_t i = 1; i < forward.parameters.size(); ++i) {
-    const Parameter &p = forward.parameters[i];
-    std::optional<bool> fallback = p.variadic ? std::nullopt : literal(p.default_value);
-    if (!fallback)
-      continue;
-    std::optional<bool> value;
-    bool constant = true;
-    for (const ChildUses::CallShape *shape : calls) {
-      const Expr *call = shape->call;
-      if (call && calls_another_class(*shape, cls))
-        continue;
-      if (!call || shape->star) {
-        constant = false;
-        break;
-      }
-      const Expr *passed = i - 1 < shape->positional ? call->operands[i] : nullptr;
-      if (const Keyword *k = call->keyword(p.name))
-        passed = k->value;
-      std::optional<bool> here = passed ? literal(passed) : fallback;
-      if (!here || (value && *value != *here)) {
-        constant = false;
-        break;
-      }
-      value = here;
+  std::optional<bool> fallback = p.variadic ? std::nullopt : literal(p.default_value);
+  if (!fallback || calls.empty())
+    return std::nullopt;
+  std::optional<bool> value;
+  for (const Expr *call : calls) {
+    const Expr *passed = nullptr;
+    for (size_t a = 1; a < call->operands.size(); ++a) {
+      if (call->operands[a]->kind == ExprKind::Starred)
+        return std::nullopt;
+      if (a == index)
+        passed = call->operands[a];
     }
-    if (constant && value)
-      flags[&p] = *value;
+    for (const Keyword &k : call->keywords) {
+      if (k.name.empty())
+        return std::nullopt;
+      if (k.name == p.name)
+        passed = k.value;
+    }
+    std::optional<bool> here = passed ? literal(passed) : fallback;
+    if (!here || (value && *value != *here))
+      return std::nullopt;
+    value = here;
   }
+  return value;
+}
+
+// A `forward` flag (`reverse=False`) that every call of the submodule in the package sets to the
+// same literal, or leaves at its default, has that value whenever the submodule runs: VITS
+// calls its duration predictor only with `reverse=True`, so the `if not reverse:` branch never
+// runs. The calls are those find_unpassed_arguments reads: every use of the class is seen.
+void find_constant_flags(const ModuleClass &cls, const FunctionDef &forward,
+                         const std::vector<const ChildUses::CallShape *> &calls,
+                         std::unordered_map<const Parameter *, bool> &flags) {
+  std::vector<const Expr *> of_this_class;
+  for (const ChildUses::CallShape *shape : calls) {
+    if (!shape->call)
+      return;
+    if (!calls_another_class(*shape, cls))
+      of_this_class.push_back(shape->call);
+  }
+  for (size_t i = 1; i < forward.parameters.size(); ++i)
+    if (auto value = flag_passed_by_every_call(forward.parameters[i], i, of_this_class))
+      flags[&forward.parameters[i]] = *value;
 }
 
 } // namespace
@@ -535,40 +548,9 @@ void Interpreter::find_list_element_flags() {
         }
       }
     }
-    if (live.empty())
-      continue;
-    for (size_t i = 1; i < forward->parameters.size(); ++i) {
-      const Parameter &p = forward->parameters[i];
-      if (p.variadic || !p.default_value || p.default_value->kind != ExprKind::Bool)
-        continue;
-      std::optional<bool> value;
-      bool constant = true;
-      for (const Expr *call : live) {
-        const Expr *passed = nullptr;
-        bool splatted = false;
-        for (size_t a = 1; a < call->operands.size(); ++a) {
-          if (call->operands[a]->kind == ExprKind::Starred)
-            splatted = true;
-          else if (a == i && !splatted)
-            passed = call->operands[a];
-        }
-        for (const Keyword &k : call->keywords) {
-          if (k.name.empty())
-            splatted = true;
-          else if (k.name == p.name)
-            passed = k.value;
-        }
-        const Expr *literal = passed ? passed : p.default_value;
-        if ((splatted && !passed) || literal->kind != ExprKind::Bool ||
-            (value && *value != (literal->text == "True"))) {
-          constant = false;
-          break;
-        }
-        value = literal->text == "True";
-      }
-      if (constant && value)
-        constant_flags_[&p] = *value;
-    }
+    for (size_t i = 1; i < forward->parameters.size(); ++i)
+      if (auto value = flag_passed_by_every_call(forward->parameters[i], i, live))
+        constant_flags_[&forward->parameters[i]] = *value;
   }
 }
 

@@ -37,10 +37,6 @@ bool is_own_cache_name(std::string_view name) {
          ends_with("key_values");
 }
 
-bool is_self_attribute(const Expr *e, std::string_view name) {
-  return e && e->kind == ExprKind::Attribute && e->text == name && is_name(e->operands[0], "self");
-}
-
 void collect_uses(const Expr *e, std::string_view child, ChildUses &uses, int depth = 0) {
   if (!e || depth > 64)
     return;
