@@ -123,8 +123,11 @@ void finish(std::vector<SyntaxErrorNote> &errors, size_t total) {
         " (and " + std::to_string(total - errors.size()) + " more syntax errors in this file)";
 }
 
+// Plain comparisons, not <cctype>: this runs on every byte of every file.
+bool is_digit_byte(char c) { return c >= '0' && c <= '9'; }
+
 bool is_identifier_byte(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit_byte(c) || c == '_' ||
          static_cast<unsigned char>(c) >= 0x80;
 }
 
@@ -139,15 +142,13 @@ std::vector<uint32_t> python2_anchors(std::string_view text) {
     bool starts_token = i == 0 || !is_identifier_byte(text[i - 1]);
     if (c == '`' || (c == '<' && i + 1 < text.size() && text[i + 1] == '>')) {
       anchors.push_back(static_cast<uint32_t>(i));
-    } else if (starts_token && std::isdigit(static_cast<unsigned char>(c)) &&
-               (i == 0 || text[i - 1] != '.')) {
+    } else if (starts_token && is_digit_byte(c) && (i == 0 || text[i - 1] != '.')) {
       size_t end = i;
       while (end < text.size() && is_identifier_byte(text[end]))
         ++end;
       std::string_view token = text.substr(i, end - i);
       bool long_suffix = token.back() == 'l' || token.back() == 'L';
-      bool leading_zero =
-          token.size() > 1 && token[0] == '0' && std::isdigit(static_cast<unsigned char>(token[1]));
+      bool leading_zero = token.size() > 1 && token[0] == '0' && is_digit_byte(token[1]);
       if (long_suffix || leading_zero)
         anchors.push_back(static_cast<uint32_t>(i));
       i = end - 1;
