@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -52,7 +53,8 @@ bool cannot_split(const Item &item, const std::vector<std::string> &no_split) {
 }
 
 struct Sizes {
-  std::map<std::string, int64_t> by_name;
+  // Hashed: the simulation looks sizes up for every module it treats, again after every split.
+  std::unordered_map<std::string, int64_t> by_name;
   std::vector<std::string> insertion_order; // defaultdict's order, for get_balanced_memory
   int64_t at(const std::string &name) const {
     auto it = by_name.find(name);
@@ -66,6 +68,7 @@ constexpr int64_t kMaxModuleBytes = int64_t{1} << 50;
 Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown) {
   Sizes sizes;
   std::unordered_set<int> seen_storage;
+  std::string key;
   // named_module_tensors(recurse=True): named_parameters() then named_buffers(), each without
   // duplicates (a tied tensor is counted under its first name only).
   for (const NamedTensor &t : named_tensors(tree, false)) {
@@ -81,18 +84,19 @@ Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown) {
     int64_t bytes = t.tensor->integer_dtype
                         ? numel * t.tensor->element_bytes
                         : numel * std::min(tree.dtype_bytes, t.tensor->element_bytes);
-    std::string prefix;
-    auto add = [&](const std::string &key) {
-      auto [it, inserted] = sizes.by_name.emplace(key, 0);
+    auto add = [&](const std::string &name) {
+      auto [it, inserted] = sizes.by_name.try_emplace(name, 0);
       if (inserted)
-        sizes.insertion_order.push_back(key);
+        sizes.insertion_order.push_back(name);
       it->second = std::min(it->second + bytes, kMaxModuleBytes);
     };
-    add("");
+    key.clear();
+    add(key);
     size_t start = 0;
     while (true) {
       size_t dot = t.name.find('.', start);
-      add(t.name.substr(0, dot));
+      key.assign(t.name, 0, dot);
+      add(key);
       if (dot == std::string::npos)
         break;
       start = dot + 1;
@@ -106,11 +110,14 @@ get_max_layer_size(std::vector<Item> modules, const Sizes &sizes,
                    const std::vector<std::string> &no_split) {
   int64_t max_size = 0;
   std::vector<std::string> layer_names;
-  std::vector<Item> to_treat = std::move(modules);
+  // accelerate pops the front and puts a split module's children before the rest: a preorder
+  // walk. A stack holding the rest in reverse visits the same order without copying the list.
+  std::vector<Item> to_treat(std::make_move_iterator(modules.rbegin()),
+                             std::make_move_iterator(modules.rend()));
   size_t guard = 0;
   while (!to_treat.empty() && ++guard < 10'000'000) {
-    Item item = to_treat.front();
-    to_treat.erase(to_treat.begin());
+    Item item = std::move(to_treat.back());
+    to_treat.pop_back();
     std::vector<Item> children = children_items(item);
     if (children.empty() || cannot_split(item, no_split)) {
       int64_t size = sizes.at(item.name);
@@ -121,8 +128,8 @@ get_max_layer_size(std::vector<Item> modules, const Sizes &sizes,
         layer_names.push_back(item.name);
       }
     } else {
-      children.insert(children.end(), to_treat.begin(), to_treat.end());
-      to_treat = std::move(children);
+      to_treat.insert(to_treat.end(), std::make_move_iterator(children.rbegin()),
+                      std::make_move_iterator(children.rend()));
     }
   }
   return {max_size, layer_names};
@@ -336,7 +343,8 @@ std::set<DeviceName> DeviceMap::devices() const {
 
 std::map<std::string, int64_t> compute_module_sizes(const ModuleTree &tree,
                                                     std::vector<std::string> *unknown) {
-  return module_sizes(tree, unknown).by_name;
+  Sizes sizes = module_sizes(tree, unknown);
+  return {sizes.by_name.begin(), sizes.by_name.end()};
 }
 
 SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationRequest &request) {
