@@ -65,18 +65,17 @@ struct Sizes {
 // Where module sizes saturate (1 PiB): a sum of thousands of them still fits in int64.
 constexpr int64_t kMaxModuleBytes = int64_t{1} << 50;
 
-// `untied`: tensor names counted as tensors of their own although they share a storage (ties not
-// made yet when the sizes are taken).
+// `tensors_shared`: false counts every name of a shared tensor as a tensor of its own (the model
+// transformers 4 sizes for its budgets, see simulate_device_map).
 Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown,
-                   const std::vector<std::string> &untied = {}) {
+                   bool tensors_shared = true) {
   Sizes sizes;
   std::unordered_set<int> seen_storage;
   std::string key;
   // named_module_tensors(recurse=True): named_parameters() then named_buffers(), each without
   // duplicates (a tied tensor is counted under its first name only).
   for (const NamedTensor &t : named_tensors(tree, false)) {
-    bool own = std::find(untied.begin(), untied.end(), t.name) != untied.end();
-    if (!own && !seen_storage.insert(t.tensor->storage).second)
+    if (tensors_shared && !seen_storage.insert(t.tensor->storage).second)
       continue;
     int64_t numel = 0;
     if (t.tensor->numel)
@@ -370,14 +369,16 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
       max_memory.emplace_back(std::to_string(i), kPlenty);
     max_memory.emplace_back("cpu", kPlenty);
   }
-  // transformers 4 computes the budgets before `model.tie_weights()` (modeling_utils.py of 4.48,
-  // from_pretrained): the tied output embeddings still count as tensors of their own there.
+  // transformers 4's from_pretrained sizes the budgets on the model built under accelerate's
+  // init_empty_weights, whose register_parameter wraps every parameter in a new meta Parameter (a
+  // weight assigned from another module's is no longer shared), and before `model.tie_weights()`
+  // ties the output embeddings (no_init_weights skipped it in post_init). Only a module reachable
+  // under two names still counts once. infer_auto_device_map then runs on the tied model.
   if (request.strategy == PlacementStrategy::Balanced)
-    max_memory = get_balanced_memory(tree, max_memory, user_set, no_split,
-                                     request.transformers_major >= 5 || tree.tied_after_init.empty()
-                                         ? sizes
-                                         : module_sizes(tree, nullptr, tree.tied_after_init),
-                                     request.transformers_major);
+    max_memory = get_balanced_memory(
+        tree, max_memory, user_set, no_split,
+        request.transformers_major >= 5 ? sizes : module_sizes(tree, nullptr, false),
+        request.transformers_major);
   result.budgets = max_memory;
 
   // _init_infer_auto_device_map

@@ -276,12 +276,8 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
         if (t.name == "weight")
           in_weight = &t;
       for (TreeTensor &t : output->module->parameters)
-        if (t.name == "weight" && in_weight) {
+        if (t.name == "weight" && in_weight)
           tie_to(t, *in_weight);
-          for (const auto &[path, node] : named_modules(tree))
-            if (node == output->module)
-              tree.tied_after_init.push_back(path.empty() ? t.name : path + ".weight");
-        }
     }
   }
   // Tied groups by storage, names sorted (find_tied_parameters).

@@ -62,10 +62,6 @@ struct ModuleTree {
   // Parameters shared under several names (lm_head.weight = embed_tokens.weight), each group
   // sorted as accelerate's find_tied_parameters returns them.
   std::vector<std::vector<std::string>> tied_parameters;
-  // Parameters transformers 4's tie_weights() ties after `__init__` (the output embeddings'
-  // weight): from_pretrained builds the model under no_init_weights, which skips post_init's
-  // tie_weights, so get_balanced_memory still sees them as tensors of their own.
-  std::vector<std::string> tied_after_init;
   int dtype_bytes = 2;
   std::string dtype_name = "bfloat16";
   std::string dtype_source; // "--dtype", "config torch_dtype", "default"
