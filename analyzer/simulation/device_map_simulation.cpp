@@ -350,6 +350,38 @@ std::map<std::string, int64_t> compute_module_sizes(const ModuleTree &tree,
   return {sizes.by_name.begin(), sizes.by_name.end()};
 }
 
+// accelerate's find_tied_parameters (utils/modeling.py, the one transformers 4 calls) groups the
+// names of `named_parameters(remove_duplicate=False)`, which walks every path to a module: T5's
+// shared embedding, built into both stacks, is also `encoder.embed_tokens` and
+// `decoder.embed_tokens` there, each name a member of the group. Sorted as accelerate returns them.
+std::vector<std::vector<std::string>> tied_groups_every_path(const ModuleTree &tree) {
+  std::map<int, std::vector<std::string>> by_storage;
+  std::vector<const ModuleNode *> stack;
+  size_t visits = 0;
+  std::function<void(const std::string &, const ModuleNode *)> walk = [&](const std::string &path,
+                                                                          const ModuleNode *node) {
+    // A module inside itself would never end; the cap bounds a hostile tree's shared modules.
+    if (std::find(stack.begin(), stack.end(), node) != stack.end() || ++visits > 1'000'000)
+      return;
+    stack.push_back(node);
+    for (const TreeTensor &t : node->parameters)
+      by_storage[t.storage].push_back(path.empty() ? t.name : path + "." + t.name);
+    for (const auto &[name, child] : node->children)
+      walk(path.empty() ? name : path + "." + name, child);
+    stack.pop_back();
+  };
+  walk("", tree.root);
+  std::vector<std::vector<std::string>> groups;
+  for (auto &[storage, names] : by_storage)
+    if (names.size() > 1) {
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+      if (names.size() > 1)
+        groups.push_back(names);
+    }
+  return groups;
+}
+
 SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationRequest &request) {
   SimulationResult result;
   if (!tree.root)
@@ -399,10 +431,11 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
         return v;
     return std::nullopt; // disk: unlimited
   };
-  const auto &tied_parameters = tree.tied_parameters;
   // from_pretrained in transformers 5 runs its own copy of the placement functions
   // (integrations/accelerate.py); 4.x calls accelerate's (utils/modeling.py).
   const bool transformers5 = request.transformers_major >= 5;
+  const std::vector<std::vector<std::string>> tied_parameters =
+      transformers5 ? tree.tied_parameters : tied_groups_every_path(tree);
 
   std::vector<Item> modules_to_treat;
   Item root{"", tree.root, nullptr};
