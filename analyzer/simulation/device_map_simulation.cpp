@@ -67,8 +67,10 @@ constexpr int64_t kMaxModuleBytes = int64_t{1} << 50;
 
 // `tensors_shared`: false counts every name of a shared tensor as a tensor of its own (the model
 // transformers 4 sizes for its budgets, see simulate_device_map).
+// `fp32_parameters`: parameter names sized as float32 whatever the dtype (special_dtypes).
 Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown,
-                   bool tensors_shared = true) {
+                   bool tensors_shared = true,
+                   const std::unordered_set<std::string> &fp32_parameters = {}) {
   Sizes sizes;
   std::unordered_set<int> seen_storage;
   std::string key;
@@ -84,7 +86,8 @@ Sizes module_sizes(const ModuleTree &tree, std::vector<std::string> *unknown,
       unknown->push_back(t.name);
     // numel is at most kMaxTensorElements; the sums saturate, far above any real model, so a
     // hostile model (millions of the largest tensors) cannot overflow them.
-    int64_t bytes = t.tensor->integer_dtype
+    int64_t bytes = !t.tensor->is_buffer && fp32_parameters.count(t.name) ? numel * 4
+                    : t.tensor->integer_dtype
                         ? numel * t.tensor->element_bytes
                         : numel * std::min(tree.dtype_bytes, t.tensor->element_bytes);
     auto add = [&](const std::string &name) {
@@ -382,11 +385,33 @@ std::vector<std::vector<std::string>> tied_groups_every_path(const ModuleTree &t
   return groups;
 }
 
+// transformers 4's from_pretrained (modeling_utils.py of 4.48) keeps `_keep_in_fp32_modules` in
+// float32 only for a float16 load (`use_keep_in_fp32_modules = (cls._keep_in_fp32_modules is not
+// None) and (torch_dtype == torch.float16)`), and passes accelerate `special_dtypes = {name:
+// torch.float32 for name, _ in model.named_parameters() if any(m in name for m in
+// keep_in_fp32_modules)}`: a fragment anywhere in the dotted name, not a whole component.
+std::unordered_set<std::string> keep_in_fp32_parameters(const ModuleTree &tree,
+                                                        int transformers_major) {
+  std::unordered_set<std::string> names;
+  if (transformers_major >= 5 || tree.dtype_name != "float16" || tree.keep_in_fp32_modules.empty())
+    return names;
+  for (const NamedTensor &t : named_tensors(tree, false))
+    if (!t.tensor->is_buffer)
+      for (const std::string &fragment : tree.keep_in_fp32_modules)
+        if (t.name.find(fragment) != std::string::npos) {
+          names.insert(t.name);
+          break;
+        }
+  return names;
+}
+
 SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationRequest &request) {
   SimulationResult result;
   if (!tree.root)
     return result;
-  Sizes sizes = module_sizes(tree, nullptr);
+  const std::unordered_set<std::string> fp32_parameters =
+      keep_in_fp32_parameters(tree, request.transformers_major);
+  Sizes sizes = module_sizes(tree, nullptr, true, fp32_parameters);
   result.total_size = sizes.at("");
   const std::vector<std::string> &no_split = request.no_split_module_classes;
 
@@ -407,10 +432,11 @@ SimulationResult simulate_device_map(const ModuleTree &tree, const SimulationReq
   // ties the output embeddings (no_init_weights skipped it in post_init). Only a module reachable
   // under two names still counts once. infer_auto_device_map then runs on the tied model.
   if (request.strategy == PlacementStrategy::Balanced)
-    max_memory = get_balanced_memory(
-        tree, max_memory, user_set, no_split,
-        request.transformers_major >= 5 ? sizes : module_sizes(tree, nullptr, false),
-        request.transformers_major);
+    max_memory = get_balanced_memory(tree, max_memory, user_set, no_split,
+                                     request.transformers_major >= 5
+                                         ? sizes
+                                         : module_sizes(tree, nullptr, false, fp32_parameters),
+                                     request.transformers_major);
   result.budgets = max_memory;
 
   // _init_infer_auto_device_map

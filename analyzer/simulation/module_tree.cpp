@@ -140,6 +140,36 @@ void tie_to(TreeTensor &target, const TreeTensor &source) {
   target.name = name;
 }
 
+// The sub-model a model class's own `tie_weights` hands the tying to: its body (a docstring
+// aside) is `return self.X.tie_weights()` or `self.X.tie_weights()`, X a PreTrainedModel child.
+// Null when the class keeps PreTrainedModel's or does anything else.
+ModuleNode *tie_weights_delegate(Evaluator &evaluator, const simulation::ClassRef &cls,
+                                 ModuleNode *node) {
+  Value method = evaluator.class_attribute(cls, "tie_weights");
+  if (!method.is(Kind::Function) || !method.function)
+    return nullptr;
+  std::vector<const Stmt *> body;
+  for (const Stmt *stmt : method.function->body)
+    if (!(stmt->kind == StmtKind::Expr && stmt->value && stmt->value->kind == ExprKind::String))
+      body.push_back(stmt);
+  if (body.size() != 1 || (body[0]->kind != StmtKind::Return && body[0]->kind != StmtKind::Expr) ||
+      !body[0]->value)
+    return nullptr;
+  const Expr *call = body[0]->value;
+  if (call->kind != ExprKind::Call || call->operands.size() != 1 || !call->keywords.empty())
+    return nullptr;
+  const Expr *callee = call->operands[0];
+  if (callee->kind != ExprKind::Attribute || callee->text != "tie_weights" ||
+      callee->operands.empty())
+    return nullptr;
+  const Expr *owner = callee->operands[0];
+  if (owner->kind != ExprKind::Attribute || owner->operands.empty() ||
+      owner->operands[0]->kind != ExprKind::Name || owner->operands[0]->text != "self")
+    return nullptr;
+  ModuleNode *child = node->child(std::string(owner->text));
+  return child && child->cls && child->cls->is_pretrained_model ? child : nullptr;
+}
+
 } // namespace
 
 ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
@@ -260,26 +290,52 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
     }
     if (tied_keys.is(Kind::Dict))
       tie_keys(tree.root, "", tied_keys, root_ties);
-  } else if (tie) {
-    auto output = evaluator.call_module_method(tree.root, "get_output_embeddings");
-    std::optional<Value> input = evaluator.call_module_method(tree.root, "get_input_embeddings");
-    if (!input || !input->is(Kind::Module)) {
-      Value prefix = evaluator.class_attribute(*cls, "base_model_prefix");
-      if (prefix.is(Kind::Str))
-        if (ModuleNode *base = tree.root->child(prefix.text))
-          input = evaluator.call_module_method(base, "get_input_embeddings");
+  } else {
+    // transformers 4's tie_weights(): the output embeddings share the input embeddings' weight
+    // when the model's config.tie_word_embeddings. A class that defines its own tie_weights
+    // replaces it: `return self.language_model.tie_weights()` (LLaVA, PaliGemma) ties that
+    // sub-model by its own configuration instead (its text_config may not tie).
+    ModuleNode *model = tree.root;
+    std::optional<simulation::ClassRef> model_class = *cls;
+    bool ties = tie;
+    for (int depth = 0; depth < 8 && model_class; ++depth) {
+      ModuleNode *delegate = tie_weights_delegate(evaluator, *model_class, model);
+      if (!delegate)
+        break;
+      model = delegate;
+      model_class = evaluator.node_class(model);
+      Value tie_value =
+          evaluator.attribute(evaluator.module_attribute(model, "config"), "tie_word_embeddings");
+      ties = !tie_value.is(Kind::Bool) || tie_value.integer != 0;
     }
-    if (output && output->is(Kind::Module) && input && input->is(Kind::Module) &&
-        output->module != input->module) {
-      TreeTensor *in_weight = nullptr;
-      for (TreeTensor &t : input->module->parameters)
-        if (t.name == "weight")
-          in_weight = &t;
-      for (TreeTensor &t : output->module->parameters)
-        if (t.name == "weight" && in_weight)
-          tie_to(t, *in_weight);
+    if (ties && model_class) {
+      auto output = evaluator.call_module_method(model, "get_output_embeddings");
+      std::optional<Value> input = evaluator.call_module_method(model, "get_input_embeddings");
+      if (!input || !input->is(Kind::Module)) {
+        Value prefix = evaluator.class_attribute(*model_class, "base_model_prefix");
+        if (prefix.is(Kind::Str))
+          if (ModuleNode *base = model->child(prefix.text))
+            input = evaluator.call_module_method(base, "get_input_embeddings");
+      }
+      if (output && output->is(Kind::Module) && input && input->is(Kind::Module) &&
+          output->module != input->module) {
+        TreeTensor *in_weight = nullptr;
+        for (TreeTensor &t : input->module->parameters)
+          if (t.name == "weight")
+            in_weight = &t;
+        for (TreeTensor &t : output->module->parameters)
+          if (t.name == "weight" && in_weight)
+            tie_to(t, *in_weight);
+      }
     }
   }
+  Value keep_fp32 = evaluator.module_attribute(tree.root, "_keep_in_fp32_modules");
+  if (!keep_fp32.is(Kind::List))
+    keep_fp32 = evaluator.class_attribute(*cls, "_keep_in_fp32_modules");
+  if (keep_fp32.is(Kind::List) && keep_fp32.list)
+    for (const Value &fragment : *keep_fp32.list)
+      if (fragment.is(Kind::Str))
+        tree.keep_in_fp32_modules.push_back(fragment.text);
   // Tied groups by storage, names sorted (find_tied_parameters).
   std::map<int, std::vector<std::string>> by_storage;
   for (const NamedTensor &t : named_tensors(tree, false))

@@ -62,6 +62,9 @@ struct ModuleTree {
   // Parameters shared under several names (lm_head.weight = embed_tokens.weight), each group
   // sorted as accelerate's find_tied_parameters returns them.
   std::vector<std::vector<std::string>> tied_parameters;
+  // The root model's `_keep_in_fp32_modules` (its instance attribute, copied from the class in
+  // PreTrainedModel.__init__): name fragments of parameters loaded in float32 under a float16 load.
+  std::vector<std::string> keep_in_fp32_modules;
   int dtype_bytes = 2;
   std::string dtype_name = "bfloat16";
   std::string dtype_source; // "--dtype", "config torch_dtype", "default"
