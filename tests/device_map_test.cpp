@@ -137,9 +137,10 @@ TEST(DeviceMapSimulation, BalancedTwoGpus) {
   EXPECT_TRUE(result.offloaded.empty());
 }
 
-// Tied lm_head: counted once (total 448), per_gpu = 224 + int(1.25 * 74) = 316. The largest
-// remaining layer is lm_head at 0 bytes when `model` is treated, so model does not fit (448 >
-// 316) and is split; embed goes to GPU 0 together with its tied lm_head.
+// Tied lm_head: counted once in the placement (total 448), but transformers 4 sizes the budgets
+// before tying it (lm_head's own 160 bytes count: 608), so GPU 0 gets 304 + the buffer = 411. The
+// largest remaining layer is lm_head at 0 bytes when `model` is treated, so model does not fit
+// and is split; embed goes to GPU 0 together with its tied lm_head, and two blocks with it.
 TEST(DeviceMapSimulation, TiedHeadFollowsTheEmbedding) {
   auto setup = load(kTiny, kTiny + "/config_tied.json");
   ASSERT_EQ(setup->tree.tied_parameters.size(), 1u);
@@ -147,8 +148,9 @@ TEST(DeviceMapSimulation, TiedHeadFollowsTheEmbedding) {
             (std::vector<std::string>{"lm_head.weight", "model.embed.weight"}));
   auto result = simulate(*setup, {});
   EXPECT_EQ(result.total_size, 448);
+  EXPECT_EQ(result.budgets[0].second, 411);
   Entries expected = {{"model.embed", "0"},    {"lm_head", "0"},        {"model.layers.0", "0"},
-                      {"model.layers.1", "1"}, {"model.layers.2", "1"}, {"model.layers.3", "1"},
+                      {"model.layers.1", "0"}, {"model.layers.2", "1"}, {"model.layers.3", "1"},
                       {"model.norm", "1"}};
   EXPECT_EQ(result.map.entries, expected);
 }
