@@ -3,6 +3,7 @@
 // `checkpoint(layer, x)` runs the module it is handed.
 #include "placement/interpreter.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -82,6 +83,9 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       ++muted_sites_;
       Value out = call_function(forward, call, aligned, true, callee.module_class);
       --muted_sites_;
+      // What it computed from the tensors it was handed is where its hook moved them, when a
+      // split of this unit makes it a map entry (as for a dropout, below).
+      mark_through_empty_child(out, first.origins, callee.path);
       return out;
     }
   if (child && !child->has_parameters) {
@@ -89,11 +93,7 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     // the child a map entry, whose hook moves the input to the entry's device.
     Value out = first_tensor(args);
     if (callee.kind == Value::Kind::Module)
-      for (const Origin *&o : out.origins) {
-        Origin &copy = origins_.emplace_back(*o);
-        copy.through_empty_child = callee.path;
-        o = &copy;
-      }
+      mark_through_empty_child(out, out.origins, callee.path);
     return out;
   }
   // Where code is placed explicitly (LibTorch), a child that __init__ moved to a literal device
@@ -109,6 +109,25 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     caller_moved_child_call(call, out.origins[0], args);
   }
   return out;
+}
+
+// The origins of `v` among `handed` (the tensors a child holding nothing was handed) now went
+// through that child: where a split of the unit makes it a map entry, its hook moved them to its
+// device (docs/DEVICE_MODEL.md section 2). What it made itself (a CPU constructor) stays put.
+void Interpreter::mark_through_empty_child(Value &v, const OriginSet &handed,
+                                           std::string_view child_path) {
+  if (v.kind == Value::Kind::Tuple && v.elements) {
+    auto elements = std::make_shared<std::vector<Value>>(*v.elements);
+    for (Value &e : *elements)
+      mark_through_empty_child(e, handed, child_path);
+    v.elements = elements;
+  }
+  for (const Origin *&o : v.origins)
+    if (std::find(handed.begin(), handed.end(), o) != handed.end()) {
+      Origin &copy = origins_.emplace_back(*o);
+      copy.through_empty_child = child_path;
+      o = &copy;
+    }
 }
 
 // `layer(x)` with `layer` a module bound in the running function, `loss_fct(logits, labels)`,
