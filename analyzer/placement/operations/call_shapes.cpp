@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include "model/text.h"
 #include "model/torch_layers.h"
@@ -154,6 +156,43 @@ bool imports_kernel(const SyntaxFile &file, const Expr *callee) {
   if (!name.empty() && std::isupper(static_cast<unsigned char>(name[0])))
     return false;
   return top != "torch" && top != "transformers" && top != "typing" && top != "functools";
+}
+
+namespace {
+
+// transformers' helpers devlint knows without their source: each computes where its tensor
+// arguments are. `pytorch_utils.meshgrid` is `torch.meshgrid(*tensors, indexing=indexing)`;
+// every function `activations` exports (`gelu = get_activation("gelu")`) is an activation module
+// holding nothing (an empty name: any name of the module).
+constexpr std::pair<std::string_view, std::string_view> kTransformersKnownHelpers[] = {
+    {"pytorch_utils", "meshgrid"},
+    {"activations", ""},
+};
+
+bool is_known_helper(std::string_view module, std::string_view name) {
+  return std::any_of(std::begin(kTransformersKnownHelpers), std::end(kTransformersKnownHelpers),
+                     [&](const auto &helper) {
+                       const std::string_view leaf = helper.first;
+                       return (helper.second.empty() || name == helper.second) &&
+                              module.size() > leaf.size() &&
+                              module.substr(module.size() - leaf.size()) == leaf &&
+                              module[module.size() - leaf.size() - 1] == '.';
+                     });
+}
+
+} // namespace
+
+bool imports_unread_tree_function(const SyntaxFile &file, const Expr *callee) {
+  if (callee->kind != ExprKind::Name)
+    return false;
+  // A class (CapWords) builds an object holding what it is handed (an output dataclass).
+  if (!callee->text.empty() && std::isupper(static_cast<unsigned char>(callee->text[0])))
+    return false;
+  return std::any_of(file.imports.begin(), file.imports.end(), [&](const ImportedName &imported) {
+    return imported.local_name == callee->text && !imported.name.empty() &&
+           !imported.module.empty() && imported.module[0] == '.' &&
+           !is_known_helper(imported.module, imported.name);
+  });
 }
 
 const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit) {

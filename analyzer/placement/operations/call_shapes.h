@@ -69,6 +69,11 @@ bool handed_to_constructor(const ModuleClass &unit, std::string_view attr);
 // that only reads a tensor's shape or dtype (`_prepare_4d_causal_attention_mask`).
 bool imports_kernel(const SyntaxFile &file, const Expr *callee);
 
+// `get_vision_window_index(grid_thw, ...)` with `from ...vision_utils import
+// get_vision_window_index`: a function the file imports from its own source tree (a relative
+// import) that the analysis has not read, the directory checked holding only part of that tree.
+bool imports_unread_tree_function(const SyntaxFile &file, const Expr *callee);
+
 // `helper(self.feed_forward_chunk, ...)`: one of the running object's methods (not a child)
 // handed to a function as its first argument.
 const FunctionDef *handed_method(const Expr *call, const ModuleClass *unit);

@@ -47,6 +47,13 @@ Value Interpreter::computed_callee_call(const Expr *call) {
   if (callee->kind == ExprKind::Name && !frame_->env.count(callee->text) && frame_->file &&
       imports_kernel(*frame_->file, callee))
     return unknown_call_result(call, kernel_call(call, args));
+  // A helper of the model's own source tree that was not read (its module lies above the
+  // directory checked) may build its result anywhere: from the argument's shape or `.tolist()`
+  // on the CPU, with `device=` of the argument, or from it. Its result has no device to name,
+  // not the argument's (the package's own functions are inlined before this is reached).
+  if (callee->kind == ExprKind::Name && !frame_->env.count(callee->text) && frame_->file &&
+      imports_unread_tree_function(*frame_->file, callee))
+    return Value::neutral();
   return unknown_call_result(call, first_tensor(args));
 }
 
