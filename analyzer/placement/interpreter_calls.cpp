@@ -144,8 +144,13 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
       frame_ = caller;
     }
     // `num_frames: int`: a Python number, whatever shape arithmetic the caller did to get it.
+    // Python does not enforce the annotation: a module's own nn.Parameter or buffer handed on
+    // as it is (`distance2bbox(points, d, self.reg_scale)` to `reg_scale: float`) is a tensor.
     if (bound && !p.variadic && (v.kind == Value::Kind::Tensor || v.kind == Value::Kind::Tuple) &&
-        python_number_annotation(p.annotation))
+        python_number_annotation(p.annotation) &&
+        !(v.kind == Value::Kind::Tensor && v.has_origins() &&
+          std::all_of(v.origins.begin(), v.origins.end(),
+                      [](const Origin *o) { return o->kind == OriginKind::Parameter; })))
       v = Value::neutral();
     frame.env[p.name] = v;
   }

@@ -66,7 +66,11 @@ std::optional<Value> Interpreter::non_tensor_builtin_call(const Expr *call) {
   std::string_view name = callee->text;
   if (name != "zip" && name != "enumerate" && !torch_catalog::is_non_tensor_builtin(name))
     return std::nullopt;
-  eval_args(call);
+  Args args = eval_args(call);
+  // `abs(reg_scale)` of a tensor is `Tensor.__abs__`: a tensor where its argument is.
+  if (name == "abs" && args.positional.size() == 1 &&
+      args.positional[0].kind == Value::Kind::Tensor && args.positional[0].has_origins())
+    return args.positional[0];
   return Value::neutral();
 }
 
