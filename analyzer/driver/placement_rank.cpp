@@ -254,6 +254,13 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
 std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices,
                      const std::string &unit_path, const TreeIndex &tree, const DeviceMap &map) {
   std::string text = "`" + o.text + "` on " + labels(devices);
+  // Moved by the hook of a map entry holding nothing (resolve): there, not with its maker.
+  if (!o.through_empty_child.empty()) {
+    const std::string path = join(unit_path, o.through_empty_child);
+    for (const auto &[key, device] : map.entries)
+      if (key == path)
+        return text + " (where `self." + o.through_empty_child + "`'s hook moved it)";
+  }
   if (o.kind == OriginKind::LayerIteration && devices.size() == 1) {
     std::string r = layer_ranges(tree, map, join(unit_path, o.label), *devices.begin());
     if (!r.empty())
