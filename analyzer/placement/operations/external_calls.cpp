@@ -91,8 +91,21 @@ void Interpreter::forget_filled_containers(const Expr *call) {
   }
 }
 
+namespace {
+
+// `tokens_per_expert.cpu()`, `lengths.to("cpu")`: the code moved the value to the CPU on purpose.
+bool moved_to_cpu_on_purpose(const Value &v) {
+  return std::all_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+    return o->kind == OriginKind::Fresh && o->label == "cpu";
+  });
+}
+
+} // namespace
+
 // `selective_state_update(state, x, ...)` from mamba-ssm, `flash_attn_func(q, k, v)`: a compiled
-// kernel of another package wants every tensor it is handed on one device.
+// kernel of another package wants every tensor it is handed on one device. A tensor the caller
+// moved to the CPU just for it is what the kernel asks for there (grouped_gemm's `gmm(x, w,
+// batch_sizes)` checks `batch_sizes.is_cpu()`): host-side sizes and offsets, not an operand.
 Value Interpreter::kernel_call(const Expr *call, const Args &args) {
   Site site;
   site.kind = SiteKind::Matmul;
@@ -103,7 +116,8 @@ Value Interpreter::kernel_call(const Expr *call, const Args &args) {
     // `rearrange(x, "b l d -> b d l", l=seqlen)`: an unannotated argument may be a number.
     if (v.kind != Value::Kind::Tensor || !v.has_origins() ||
         std::all_of(v.origins.begin(), v.origins.end(),
-                    [](const Origin *o) { return o->has(OriginFact::MaybeNotTensor); }))
+                    [](const Origin *o) { return o->has(OriginFact::MaybeNotTensor); }) ||
+        moved_to_cpu_on_purpose(v))
       return;
     SiteOperand operand{expr, v.origins};
     if (std::any_of(v.origins.begin(), v.origins.end(),
