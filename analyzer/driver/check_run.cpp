@@ -78,10 +78,11 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
   // The installed transformers, read once and only when a rule asks (its dist-info on the
   // search paths).
   auto version = std::make_shared<std::optional<TransformersVersion>>();
-  auto installed = [&options, version]() -> const TransformersVersion & {
+  auto installed = [&options, &files, version]() -> const TransformersVersion & {
     if (!*version)
-      *version =
-          installed_transformers_version(options.search_paths, options.search_python_environment);
+      *version = release_for_code(
+          installed_transformers_version(options.search_paths, options.search_python_environment),
+          files);
     return **version;
   };
   PackageOverrides overrides = options.overrides;

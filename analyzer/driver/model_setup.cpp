@@ -283,8 +283,9 @@ std::unique_ptr<ModelSetup> load_model_setup(const std::string &directory,
         options.search_paths, options.search_python_environment);
     overrides.external_classes = setup->external_classes.get();
   }
-  setup->transformers =
-      installed_transformers_version(options.search_paths, options.search_python_environment);
+  setup->transformers = release_for_code(
+      installed_transformers_version(options.search_paths, options.search_python_environment),
+      files);
   overrides.transformers_major = [major = setup->transformers.major] { return major; };
   setup->package = build_package(files, overrides);
   finish(*setup, *setup->package, directory, options, setup->library_config_files);

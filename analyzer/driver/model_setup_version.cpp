@@ -7,6 +7,7 @@
 
 #include "driver/python_environment.h"
 #include "model/file_input.h"
+#include "model/syntax.h"
 
 namespace devlint {
 namespace fs = std::filesystem;
@@ -61,6 +62,7 @@ TransformersVersion find_transformers_version(const std::vector<std::string> &pa
           version.substr(0, std::min<size_t>(version.find_first_not_of("0123456789"), 4));
       found.major = std::stoi(digits);
       found.source = metadata.string();
+      found.installed = true;
       return found;
     }
   }
@@ -78,6 +80,36 @@ TransformersVersion installed_transformers_version(const std::vector<std::string
     for (const std::string &p : python_environment_paths_once())
       paths.push_back(p);
   return find_transformers_version(paths);
+}
+
+TransformersVersion release_for_code(TransformersVersion found,
+                                     const std::vector<const SyntaxFile *> &files) {
+  if (found.installed)
+    return found;
+  // transformers 4.x's modeling_utils: `from .pytorch_utils import (  # noqa: F401 ...)`; 5.x
+  // imports only id_tensor_storage from there.
+  static constexpr std::string_view kRemovedIn5[] = {"Conv1D",
+                                                     "apply_chunking_to_forward",
+                                                     "find_pruneable_heads_and_indices",
+                                                     "prune_conv1d_layer",
+                                                     "prune_layer",
+                                                     "prune_linear_layer",
+                                                     "translate_to_torch_parallel_style"};
+  for (const SyntaxFile *file : files)
+    for (const ImportedName &imported : file->imports)
+      if (imported.module == "transformers.modeling_utils" &&
+          std::find(std::begin(kRemovedIn5), std::end(kRemovedIn5), imported.name) !=
+              std::end(kRemovedIn5)) {
+        TransformersVersion v4;
+        v4.version = kNewestKnownTransformers4;
+        v4.major = 4;
+        v4.source = "not installed on the search path; the code imports `" +
+                    std::string(imported.name) +
+                    "` from transformers.modeling_utils, which transformers 5 removed: the newest "
+                    "4.x release devlint knows";
+        return v4;
+      }
+  return found;
 }
 
 } // namespace devlint
