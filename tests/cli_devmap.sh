@@ -210,4 +210,11 @@ mask="$root/fixtures/recall/passed_down_mask"
 run 1 "check --device-map: a mask handed down from the root" -- "$devlint" check --no-cache \
   --isolated --output-format concise --device-map "$mask/map_split_self_attention.json" "$mask"
 expect out "modeling_tiny_bert.py:22:18: DL002"
+# An argument the caller computes is where the caller's value is (issue 26), not on the entry
+# listed before the callee: ids from the classifier on cuda:1 meet the reading-order projection
+# there, although the backbone listed before the reading order is on cuda:0.
+computed="$root/fixtures/precision/computed_argument_follows_caller"
+run 0 "check --device-map: an argument the caller computes" -- "$devlint" check --no-cache \
+  --isolated --output-format concise --device-map "$computed/map_reader_beside_classifier.json" \
+  "$computed"
 exit $fail

@@ -109,7 +109,8 @@ std::vector<Finding> check_lowered(const std::vector<const SyntaxFile *> &files,
     };
     place_findings(findings, *package,
                    std::filesystem::path(files.front()->source->path).parent_path().string(),
-                   settings, diagnostics, session ? &session->simulations() : nullptr);
+                   settings, diagnostics, session ? &session->simulations() : nullptr,
+                   checker.take_passed_arguments());
   }
   return filter_findings(std::move(findings), reported, options, diagnostics);
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -167,8 +169,79 @@ std::set<DeviceName> main_device(const DeviceMap &map) {
   return map.devices();
 }
 
+// What the package's forwards hand their submodules, by (caller class, child, parameter).
+using PassedIndex = std::map<std::tuple<std::string_view, std::string_view, std::string_view>,
+                             const PassedArgument *>;
+
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
-                             const TreeIndex &tree, const DeviceMap &map, bool *known) {
+                             const TreeIndex &tree, const DeviceMap &map, bool *known,
+                             const PassedIndex &passed);
+
+// Where the module at `unit_path`, which has no hook, receives its forward's `parameter`: where
+// the value its caller passes sits (docs/DEVICE_MODEL.md section 2), resolved in the caller.
+// Empty when the caller's value is not known.
+std::set<DeviceName> as_passed(const std::string &parameter, const std::string &unit_path,
+                               const TreeIndex &tree, const DeviceMap &map,
+                               const PassedIndex &passed) {
+  size_t dot = unit_path.rfind('.');
+  std::string owner = dot == std::string::npos ? "" : unit_path.substr(0, dot);
+  std::string child = unit_path.substr(dot == std::string::npos ? 0 : dot + 1);
+  const ModuleNode *caller = tree.module(owner);
+  // An element of a container (ModuleList, Sequential: no class of the package) is called by
+  // the container's owner, which names it by the container; its place in the container says
+  // which pass of the caller's loop runs it.
+  std::optional<size_t> element;
+  if (caller && !caller->cls && !owner.empty()) {
+    for (size_t i = 0; i < caller->children.size(); ++i)
+      if (caller->children[i].first == child)
+        element = i;
+    size_t up = owner.rfind('.');
+    child = owner.substr(up == std::string::npos ? 0 : up + 1);
+    owner = up == std::string::npos ? "" : owner.substr(0, up);
+    caller = tree.module(owner);
+  }
+  if (!caller || !caller->cls)
+    return {};
+  auto it = passed.find({caller->cls->name, child, parameter});
+  if (it == passed.end() || it->second->origins.empty())
+    return {};
+  // Handed to element k by a loop over layer lists: this pass's output of a list is its element
+  // k's, the previous pass's its element k - 1's. The first element gets what the loop started
+  // with; the others what the pass before left, not that.
+  auto carried = [](const OperandOrigin &o) {
+    return o.kind == OriginKind::LayerIteration && o.earlier_iteration;
+  };
+  const bool after_first_pass =
+      element && *element > 0 &&
+      std::any_of(it->second->origins.begin(), it->second->origins.end(), carried);
+  std::set<DeviceName> out;
+  for (const OperandOrigin &origin : it->second->origins) {
+    if (after_first_pass && origin.kind != OriginKind::LayerIteration)
+      continue;
+    if (origin.kind == OriginKind::LayerIteration && element) {
+      const ModuleNode *list = tree.module(join(owner, origin.label));
+      if (origin.earlier_iteration && *element == 0)
+        continue;
+      size_t k = origin.earlier_iteration ? *element - 1 : *element;
+      if (list && k < list->children.size())
+        if (auto d = output_device(tree, map,
+                                   join(join(owner, origin.label), list->children[k].first))) {
+          out.insert(*d);
+          continue;
+        }
+    }
+    bool origin_known = true;
+    std::set<DeviceName> devices = resolve(origin, owner, tree, map, &origin_known, passed);
+    if (!origin_known || devices.empty())
+      return {};
+    out.insert(devices.begin(), devices.end());
+  }
+  return out;
+}
+
+std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
+                             const TreeIndex &tree, const DeviceMap &map, bool *known,
+                             const PassedIndex &passed) {
   // Through a child holding nothing that the map lists on its own (its unit is split): that
   // entry's hook moved the value to its device.
   if (!o.through_empty_child.empty()) {
@@ -229,17 +302,22 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
         if (up->module_path != unit_path) {
           OperandOrigin received = o;
           received.label = up->parameter;
-          return resolve(received, up->module_path, tree, map, known);
+          return resolve(received, up->module_path, tree, map, known, passed);
         }
+    // One its caller computes is where the caller's value is: what made it there, not the
+    // callee's place in the map.
+    if (!unit_path.empty())
+      if (auto devices = as_passed(o.label, unit_path, tree, map, passed); !devices.empty())
+        return devices;
     // The root's hook moves inputs to the main device. What a split module reached through the
     // first item of every module above it receives was passed down from the root's inputs, as
     // the analysis assumes when it puts such inputs with the first item (unit_placement.cpp,
     // input_group); a helper method's argument is what its caller passed.
     if (unit_path.empty() || on_first_chain(tree.root, unit_path))
       return main_device(map);
-    // A split module has no hook: its inputs arrive where its caller left them, which is where
-    // the module run just before it put its output (layer i-1's last part for layer i). The
-    // map lists modules in registration order, so that is the entry before its own first.
+    // A split module has no hook: its inputs arrive where its caller left them. Without the
+    // caller's value, that is taken as where the module run just before it put its output
+    // (layer i-1's last part for layer i): in registration order, the entry before its own first.
     for (size_t i = 1; i < map.entries.size(); ++i)
       if (key_covers(unit_path, map.entries[i].first))
         return {map.entries[i - 1].second};
@@ -485,7 +563,13 @@ std::unordered_set<std::string> classes_built_by_other_classes(const Package &pa
 
 void place_with_simulations(std::vector<Finding> &findings, const Package &package,
                             const std::string &directory, const PlacementSettings &settings,
-                            std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
+                            std::vector<Diagnostic> *diagnostics, SimulationMemo *memo,
+                            const std::vector<PassedArgument> &passed) {
+  PassedIndex passed_index;
+  for (const PassedArgument &p : passed)
+    passed_index.emplace(std::make_tuple(std::string_view(p.caller_class),
+                                         std::string_view(p.child), std::string_view(p.parameter)),
+                         &p);
   auto simulated = [memo](const ModuleTree &tree, const SimulationRequest &request) {
     return memo ? memo->map_for(tree, request) : simulate_device_map(tree, request).map;
   };
@@ -630,8 +714,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         for (const std::string &path : it->second) {
           bool known_a = true, known_b = true;
           const TreeIndex &tree = *model.index;
-          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a);
-          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b);
+          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a, passed_index);
+          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b, passed_index);
           // No entry holds it: a split module's own buffer, which transformers 5's
           // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
           // one): this map says nothing about the site.
@@ -694,10 +778,11 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
 
 void place_findings(std::vector<Finding> &findings, const Package &package,
                     const std::string &directory, const PlacementSettings &settings,
-                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo) {
+                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo,
+                    const std::vector<PassedArgument> &passed) {
   if (!settings.enabled || findings.empty())
     return;
-  place_with_simulations(findings, package, directory, settings, diagnostics, memo);
+  place_with_simulations(findings, package, directory, settings, diagnostics, memo, passed);
   rank_unsized_split_anywhere(findings, package, settings);
 }
 

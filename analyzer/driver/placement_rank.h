@@ -11,6 +11,7 @@
 
 #include "config/check_options.h"
 #include "diagnostics/finding.h"
+#include "diagnostics/passed_argument.h"
 #include "model/module_model.h"
 
 namespace devlint {
@@ -18,9 +19,11 @@ namespace devlint {
 class SimulationMemo; // simulation/simulation_memo.h
 
 // `directory`: where config.json and configuration_*.py are looked for. With `memo`, placements
-// simulated before for the same module tree are taken from it.
+// simulated before for the same module tree are taken from it. `passed`: what the package's
+// forwards hand their submodules (the analysis's), where a split callee receives it.
 void place_findings(std::vector<Finding> &findings, const Package &package,
                     const std::string &directory, const PlacementSettings &settings,
-                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo = nullptr);
+                    std::vector<Diagnostic> *diagnostics, SimulationMemo *memo = nullptr,
+                    const std::vector<PassedArgument> &passed = {});
 
 } // namespace devlint

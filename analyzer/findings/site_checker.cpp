@@ -1,5 +1,6 @@
 #include "findings/site_checker.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace devlint {
@@ -44,5 +45,37 @@ int SiteChecker::on_site(const Site &site) {
 }
 
 std::vector<Finding> SiteChecker::take_findings() { return std::move(findings_); }
+
+void SiteChecker::on_module_argument(const ModuleArgument &argument) {
+  auto key = std::make_tuple(std::string(argument.caller->name), std::string(argument.child),
+                             std::string(argument.parameter));
+  auto [it, inserted] = passed_.try_emplace(key, std::vector<OperandOrigin>{});
+  if (!it->second)
+    return;
+  if (argument.origins.empty()) {
+    it->second.reset();
+    return;
+  }
+  for (const Origin *o : argument.origins) {
+    OperandOrigin passed{o->kind, std::string(o->label), o->has(OriginFact::EarlierIteration), "",
+                         std::string(o->through_empty_child)};
+    auto same = [&](const OperandOrigin &p) {
+      return p.kind == passed.kind && p.label == passed.label &&
+             p.earlier_iteration == passed.earlier_iteration &&
+             p.through_empty_child == passed.through_empty_child;
+    };
+    if (std::none_of(it->second->begin(), it->second->end(), same))
+      it->second->push_back(std::move(passed));
+  }
+}
+
+std::vector<PassedArgument> SiteChecker::take_passed_arguments() {
+  std::vector<PassedArgument> out;
+  for (auto &[key, origins] : passed_)
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                   origins ? std::move(*origins) : std::vector<OperandOrigin>{}});
+  passed_.clear();
+  return out;
+}
 
 } // namespace devlint

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "diagnostics/finding.h"
+#include "diagnostics/passed_argument.h"
 #include "placement/site.h"
 #include "placement/unit_placement.h"
 #include "rules/rule.h"
@@ -27,8 +28,12 @@ public:
               const std::unordered_set<const SourceFile *> &reported_files);
 
   int on_site(const Site &site) override;
+  void on_module_argument(const ModuleArgument &argument) override;
 
   std::vector<Finding> take_findings();
+  // What the forwards of the package hand their submodules, every call of one parameter merged;
+  // a parameter some call passes unknowably has no origins.
+  std::vector<PassedArgument> take_passed_arguments();
 
 private:
   const PlacementModel &placement_;
@@ -36,6 +41,9 @@ private:
   const std::unordered_set<const SourceFile *> &reported_files_;
   std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, int> seen_; // site -> anchor
   std::vector<Finding> findings_;
+  std::map<std::tuple<std::string, std::string, std::string>,
+           std::optional<std::vector<OperandOrigin>>>
+      passed_; // (caller, child, parameter) -> origins, nullopt when unknown
 };
 
 } // namespace devlint

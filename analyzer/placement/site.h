@@ -113,12 +113,23 @@ struct Site {
   bool pipeline = false;
 };
 
+// What a class's forward hands the forward of its submodule `child` for `parameter`
+// (`self.reading_order(labels=ids)`, `layer(h)` over `self.layers`): where no hook moves it, the
+// callee receives it where these origins put it. No origins: the analysis cannot tell.
+struct ModuleArgument {
+  const ModuleClass *caller = nullptr;
+  std::string_view child; // as the caller names it: "reading_order", a list "layers"
+  std::string_view parameter;
+  OriginSet origins;
+};
+
 class SiteSink {
 public:
   virtual ~SiteSink() = default;
   // Returns the index of the anchor operand when the site is reported (its result then counts
   // as sitting with the anchor, as it will once fixed: no cascade of findings), else -1.
   virtual int on_site(const Site &site) = 0;
+  virtual void on_module_argument(const ModuleArgument &) {}
 };
 
 } // namespace devlint

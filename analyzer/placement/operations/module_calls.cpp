@@ -17,7 +17,58 @@
 
 namespace devlint {
 
+// What a class's forward hands a submodule of the package, by the callee's parameter: a split
+// callee has no hook, so its arguments arrive where these values are (the placement ranking
+// reads them). Only the caller's own forward counts: another method's arguments are not the
+// ones the ranking places.
+void Interpreter::note_module_arguments(const Value &callee, const Expr *call, const Args &args) {
+  const ModuleClass *cls = callee.module_class;
+  const FunctionDef *forward = cls ? cls->find_method("forward") : nullptr;
+  if (!forward || !frame_->unit || muted_sites_ != 0 || cpu_probe_ || call_stack_.empty() ||
+      call_stack_.front()->name != "forward")
+    return;
+  bool spread = false; // `*args` or `**kwargs`: may pass any parameter
+  for (size_t i = 1; i < call->operands.size(); ++i)
+    spread = spread || call->operands[i]->kind == ExprKind::Starred;
+  for (const Keyword &k : call->keywords)
+    spread = spread || k.name.empty();
+  auto note = [&](std::string_view parameter, const Value *value) {
+    ModuleArgument argument{frame_->unit, callee.path, parameter, {}};
+    if (value && value->kind != Value::Kind::Tensor)
+      return; // None, a number, an object: no tensor to place
+    if (value)
+      for (const Origin *o : value->origins) {
+        if (o->kind == OriginKind::Input && (!o->function || o->function->name != "forward")) {
+          argument.origins.clear();
+          break;
+        }
+        argument.origins.push_back(o);
+      }
+    sink_.on_module_argument(argument);
+  };
+  for (size_t p = 1; p < forward->parameters.size(); ++p) {
+    const auto &parameter = forward->parameters[p];
+    if (parameter.variadic)
+      continue;
+    const Value *value = nullptr;
+    bool passed = false;
+    if (p - 1 < args.positional.size() && !spread) {
+      value = &args.positional[p - 1];
+      passed = true;
+    } else if (const Value *keyword = args.keyword(parameter.name)) {
+      value = keyword;
+      passed = true;
+    }
+    if (passed)
+      note(parameter.name, value);
+    else if (spread)
+      note(parameter.name, nullptr);
+  }
+}
+
 Value Interpreter::module_call(const Value &callee, const Expr *call, const Args &args) {
+  if (callee.kind == Value::Kind::Module || callee.kind == Value::Kind::ModuleItem)
+    note_module_arguments(callee, call, args);
   // The first argument of a layer, a norm or a projection is its input tensor.
   if (!args.positional.empty() && (!callee.child || callee.child->has_parameters))
     note_tensor(args.positional[0]);
