@@ -13,12 +13,16 @@ int SiteChecker::on_site(const Site &site) {
   if (!site.file || !reported_files_.count(site.file->source))
     return -1;
   auto key = std::make_tuple(site.file->source, site.expr->range.begin, site.expr->range.end);
-  if (auto it = seen_.find(key); it != seen_.end())
-    return it->second;
+  // One finding per site. A site settled in a loop's first pass is reported again from a later
+  // pass, which sees what the loop carries from one iteration to the next.
+  auto settled = seen_.find(key);
+  if (settled != seen_.end() && (!settled->second.first_pass || site.first_pass))
+    return settled->second.anchor;
   Mismatch m;
   bool combines = combines_operands(site.kind);
+  const int kept = settled != seen_.end() ? settled->second.anchor : -1;
   if (combines && !find_mismatch(site, placement_, m))
-    return -1;
+    return kept;
   SiteContext context{site, m, placement_.facts(site.unit)};
   // One finding per site: the first enabled rule, in registry order, that claims it. A disabled
   // rule hands the site on (`--ignore DL004` leaves a torch.cat to DL001); a site that only
@@ -36,11 +40,20 @@ int SiteChecker::on_site(const Site &site) {
     }
   }
   if (!claimed)
-    return -1;
+    return kept;
   int anchor = combines ? static_cast<int>(m.anchor) : -1;
-  seen_.emplace(key, anchor);
-  if (rule)
-    findings_.push_back(rule->report(context));
+  Settled now{anchor, -1, site.first_pass};
+  if (settled != seen_.end())
+    now.finding = settled->second.finding;
+  if (rule) {
+    if (now.finding >= 0) {
+      findings_[static_cast<size_t>(now.finding)] = rule->report(context);
+    } else {
+      now.finding = static_cast<int>(findings_.size());
+      findings_.push_back(rule->report(context));
+    }
+  }
+  seen_[key] = now;
   return anchor;
 }
 

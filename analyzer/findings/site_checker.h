@@ -39,7 +39,12 @@ private:
   const PlacementModel &placement_;
   RuleEnabled enabled_;
   const std::unordered_set<const SourceFile *> &reported_files_;
-  std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, int> seen_; // site -> anchor
+  struct Settled {
+    int anchor = -1;
+    int finding = -1;       // index in findings_, -1 when no enabled rule reported it
+    bool first_pass = true; // settled in a loop's first pass: a later pass replaces it
+  };
+  std::map<std::tuple<const SourceFile *, uint32_t, uint32_t>, Settled> seen_;
   std::vector<Finding> findings_;
   std::map<std::tuple<std::string, std::string, std::string>,
            std::optional<std::vector<OperandOrigin>>>

@@ -151,6 +151,8 @@ private:
   // checked when its methods are analysed with its own inputs, not with the caller's; nor does
   // its use of an argument tell what the caller passed (`level` a tensor there, an int here).
   int muted_sites_ = 0;
+  // How many running loops are in the first of their two passes (Site::first_pass).
+  int first_passes_ = 0;
   // A package module's `forward` run, muted, for tensors its caller made on the CPU and handed
   // to it (`self.vocoder(ids, lang_id=torch.tensor(...))`): those tensors' origins, and whether
   // the callee combines one with a tensor of the model (there are no hooks on one GPU).

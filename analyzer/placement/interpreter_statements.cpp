@@ -345,7 +345,10 @@ void Interpreter::exec_loop(const Stmt *s) {
   for (int pass = 0; pass < passes; ++pass) {
     if (s->kind == StmtKind::For)
       assign(s->targets[0], element, nullptr);
+    const bool first_of_two = pass == 0 && passes == 2;
+    first_passes_ += first_of_two ? 1 : 0;
     exec_block(s->body);
+    first_passes_ -= first_of_two ? 1 : 0;
     frame_->terminated = false;
     if (pass == 0 && passes == 2) {
       after_first = frame_->env;

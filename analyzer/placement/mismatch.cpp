@@ -247,6 +247,42 @@ bool joined_apart_from_anchor(const Site &site, const std::vector<Grouped> &oper
   return false;
 }
 
+// Whether the operand, joined from several paths, holds `origin` on each of them.
+bool on_every_path(const SiteOperand &operand, const Origin *origin) {
+  return operand.paths && operand.paths->size() > 1 &&
+         std::all_of(operand.paths->begin(), operand.paths->end(), [&](const OriginSet &path) {
+           return std::any_of(path.begin(), path.end(),
+                              [&](const Origin *o) { return same_origin(o, origin); });
+         });
+}
+
+// The origin that names operand `i` where it may sit apart from the anchor: of its origins on no
+// device of the anchor's, one the operand holds on every path it was joined from (`cat = h`
+// where `mems` is None, `torch.cat([mems, h])` elsewhere: `h` is always there, `mems` only on
+// one path), else the first.
+template <typename SameDevice>
+const std::pair<const Origin *, DeviceGroup> &
+operand_named(const Site &site, const std::vector<Grouped> &operands, size_t anchor, size_t i,
+              bool overlaps, const SameDevice &same_device) {
+  const std::pair<const Origin *, DeviceGroup> *first = nullptr;
+  const auto &paths = site.operands[i].paths;
+  for (const auto &candidate : operands[i].groups) {
+    bool shared =
+        std::any_of(operands[anchor].groups.begin(), operands[anchor].groups.end(),
+                    [&](const auto &p) { return same_device(p.second, candidate.second); });
+    if (shared || (overlaps && candidate.first->kind == OriginKind::Fresh &&
+                   candidate.first->has(OriginFact::InHelper)))
+      continue;
+    if (!first)
+      first = &candidate;
+    if (!paths || paths->size() < 2)
+      break;
+    if (on_every_path(site.operands[i], candidate.first))
+      return candidate;
+  }
+  return *first;
+}
+
 // The operands that may sit on another device than the anchor, and the origins that say so.
 void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t anchor,
                 Mismatch &out) {
@@ -279,12 +315,37 @@ void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t a
         continue;
       if (!shared) {
         if (!out.moved_origin) {
-          out.moved_origin = origin;
-          // Explain with an anchor origin on another device, an activation when there is one.
+          const auto &[named, named_group] =
+              operand_named(site, operands, anchor, i, overlaps, same_device);
+          out.moved_origin = named;
+          // Explain with an anchor origin on another device, an activation when there is one;
+          // of those one the anchor holds on every path it was joined from, else, in a value the
+          // running loop carries from one pass to the next, what another layer list of the loop
+          // made (this pass or the previous one) rather than what the loop started with, which
+          // only its first pass sees.
+          const SiteOperand &anchor_operand = site.operands[anchor];
+          auto in_its_loop = [&site](const Origin *o) {
+            return o->kind == OriginKind::LayerIteration && o->loop && o->file == site.file &&
+                   o->loop->range.begin <= site.expr->range.begin &&
+                   site.expr->range.end <= o->loop->range.end;
+          };
+          const bool carried = std::any_of(
+              anchor_operand.origins.begin(), anchor_operand.origins.end(), [&](const Origin *o) {
+                return in_its_loop(o) && o->has(OriginFact::EarlierIteration);
+              });
+          // (Another element of the moved operand's own list is apart from it only where the map
+          // cuts that list: the loop's starting value says more.)
+          auto other_layers = [&named = named](const Origin *o) {
+            return named->kind != OriginKind::LayerIteration || named->label != o->label;
+          };
+          auto rank = [&](const Origin *o) {
+            return (is_activation(o) ? 4 : 0) + (on_every_path(anchor_operand, o) ? 2 : 0) +
+                   (carried && in_its_loop(o) && other_layers(o) ? 1 : 0);
+          };
           const Origin *witness = nullptr;
           for (const auto &[anchor_origin, anchor_group] : operands[anchor].groups)
-            if (!same_device(anchor_group, group) &&
-                (!witness || (is_activation(anchor_origin) && !is_activation(witness))))
+            if (!same_device(anchor_group, named_group) &&
+                (!witness || rank(anchor_origin) > rank(witness)))
               witness = anchor_origin;
           out.anchor_origin = witness ? witness : operands[anchor].groups.front().first;
         }

@@ -110,7 +110,11 @@ struct Site {
   bool unit_whole = false;
   // In a method of a diffusers pipeline: its operands sit where the pipeline's map dealt the
   // components that made them (operations/pipelines.cpp).
-  bool pipeline = false;
+  bool pipeline = false; // Run in the first of the two passes over a loop: a variable the loop
+                         // carries holds only what
+  // it held before the loop, not yet what the previous iteration left. The same site in a later
+  // pass sees both, and its report replaces this one.
+  bool first_pass = false;
 };
 
 // What a class's forward hands the forward of its submodule `child` for `parameter`

@@ -159,6 +159,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.tensor_subscripts = &tensor_subscripts_;
   site.unit_whole = branch_excludes_weighted_children();
   site.pipeline = frame_->pipeline != nullptr;
+  site.first_pass = first_passes_ > 0;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
   // helper also tells where to look.
   for (const Frame *f = frame_; f->call && f->caller; f = f->caller) {
