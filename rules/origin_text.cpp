@@ -46,7 +46,7 @@ std::string python_path(std::string_view label) {
   return out;
 }
 
-// `.to(x.device)`, `.to(x)`, `.type_as(x)`, `device=x.device`: the value travels with `x`.
+// `.to(x.device)`, `.to(x)`, `device=x.device`: the value travels with `x`.
 std::string moved_text(const Origin &o) {
   std::string_view target = o.moved_to;
   // `x.device`, or a variable that holds a device, such as `target_device`.
@@ -107,6 +107,10 @@ std::string describe_cpp_origin(const Origin &o, const Site &site) {
   case OriginKind::Skip:
     return "argument `" + label + "`" + line;
   case OriginKind::LiteralDevice:
+    if (o.has(OriginFact::CastToCuda))
+      return "made on the CPU and cast by `.type_as()` to a CUDA type, which names no GPU: on the "
+             "current device (`cuda:0` unless set)" +
+             line;
     return "placed on `" + label + "`" + line;
   case OriginKind::RunTimeDevice:
     return "the device `" + std::string(o.label) + "`, chosen at run time" + line;
@@ -136,6 +140,8 @@ std::string short_cpp_origin(const Origin &o, const Site &site) {
       return "a `" + label + "(...)` batch, on the CPU";
     return label == "cpu" ? "moved to the CPU" : "`" + label + "(...)` on the CPU";
   case OriginKind::LiteralDevice:
+    if (o.has(OriginFact::CastToCuda))
+      return "cast to the current GPU";
     return "on `" + label + "`";
   case OriginKind::RunTimeDevice:
     return "on `" + std::string(o.label) + "`";
@@ -233,6 +239,10 @@ std::string describe_origin(const Origin &o, const Site &site) {
   case OriginKind::Skip:
     return "skip-key argument `" + label + "`, left where it was created" + line;
   case OriginKind::LiteralDevice:
+    if (o.has(OriginFact::CastToCuda))
+      return "made on the CPU and cast by `.type_as()` to a CUDA type, which names no GPU: on the "
+             "current device (`cuda:0` unless set)" +
+             line;
     return "placed on `" + label + "`" + line;
   case OriginKind::RunTimeDevice:
     return "the device `" + label + "`, chosen at run time" + line;

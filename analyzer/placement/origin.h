@@ -37,6 +37,8 @@ enum class OriginFact : uint32_t {
                             // next one after `parallelize()` moved the input on without it
   OnePassList = 1u << 16,   // LayerIteration: appended to a list made during the same pass of its
                             // loop: every element of that list comes from one pass
+  CastToCuda = 1u << 17,    // LiteralDevice: a CPU tensor `.type_as(x)` cast to x's CUDA type,
+                            // which names no GPU: the current device
 };
 
 struct Origin {

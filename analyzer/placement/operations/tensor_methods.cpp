@@ -58,6 +58,27 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
   const Expr *cuda_device = method == "cuda" ? cuda_device_argument(call) : nullptr;
   const bool cuda_moves_to_value = cuda_device && cuda_device->kind != ExprKind::Number &&
                                    cuda_device->kind != ExprKind::NoneLiteral;
+  // `a.type_as(b)` is `a.type(b.type())`: b's type string (`torch.cuda.FloatTensor`) says CUDA
+  // but names no GPU, so a tensor on a GPU keeps its GPU and one on the CPU goes to the current
+  // device (cuda:0 unless set); it is no move to b's device. A `b` that may be on the CPU may
+  // keep `a` there or bring it there: `a` is then taken to follow `b`, as before.
+  auto on_cpu = [](const Origin *o) {
+    return made_on_cpu(o) || o->kind == OriginKind::PlainTensor;
+  };
+  if (method == "type_as" && args.positional.size() == 1 && args.keywords.empty() &&
+      args.positional[0].kind == Value::Kind::Tensor && args.positional[0].has_origins() &&
+      std::none_of(args.positional[0].origins.begin(), args.positional[0].origins.end(), on_cpu) &&
+      receiver.kind == Value::Kind::Tensor && receiver.has_origins()) {
+    Value cast = receiver;
+    for (const Origin *&o : cast.origins)
+      if (on_cpu(o)) {
+        Origin *current =
+            const_cast<Origin *>(make_origin(OriginKind::LiteralDevice, "cuda", call->range));
+        current->set(OriginFact::CastToCuda);
+        o = current;
+      }
+    return cast;
+  }
   if (method == "to" || method == "type_as" || method == "type" || cuda_moves_to_value) {
     const Expr *device_expr = nullptr;
     const Value *device_value = nullptr;
