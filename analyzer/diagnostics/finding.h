@@ -49,6 +49,23 @@ struct OperandOrigin {
   std::string through_empty_child;
 };
 
+// A test of the module's own settings on the path to a finding's line (`if self.rotary_value:`,
+// `if self.config.num_labels > 0:`, `if self.pooler is None:`): the placement ranking reads it
+// against what each instance's `__init__` kept, since a branch the configuration disables never
+// runs in the model built from it.
+struct RunCondition {
+  std::string text;                   // as written: "self.config.num_aggregation_labels > 0"
+  std::vector<std::string> attribute; // after `self`: {"config", "num_labels"}, {"rotary_value"}
+  // The configuration attribute that decides it: `self.config.Y`, or `self.X` that `__init__`
+  // assigns `config.Y` or builds under `if config.Y:` (a child); empty when none is seen.
+  std::string config_key;
+  // A child's test: the truth `config_key` needs for the test to go the line's way.
+  std::optional<bool> config_truth;
+  std::string comparison; // "" (its truth), "is", "is not", "==", "!=", "<", "<=", ">", ">="
+  std::string literal;    // what it is compared with, as JSON ("0", "null", "\"gelu\"")
+  bool holds = true;      // the line runs where the test holds (false: where it fails)
+};
+
 struct Finding {
   std::string code;      // "DL001"
   std::string rule_name; // "cross-device-concat"
@@ -66,6 +83,8 @@ struct Finding {
   std::string placement;  // which devices meet under which map ("fails with 3 GPUs: ...")
   std::string unit_class; // the class whose method holds the site (empty: free code)
   std::vector<OperandOrigin> operand_origins; // moved operand first, then the anchor
+  // Tests of the unit's settings that every path reaching the line passes.
+  std::vector<RunCondition> run_conditions;
 };
 
 // What a diagnostic means for the run (README, "Exit codes"). Warning: printed on stderr only.

@@ -64,6 +64,13 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
     }
     have_json = true;
   }
+  if (options.config_keywords.is_object() && !options.config_keywords.empty()) {
+    if (!have_json)
+      json = nlohmann::json::object();
+    for (const auto &[key, value] : options.config_keywords.items())
+      json[key] = value;
+    have_json = true;
+  }
   ModelInputs inputs;
   inputs.configuration_files = std::move(config_files);
   inputs.config_json = have_json ? &json : nullptr;

@@ -21,6 +21,10 @@ struct ModelSetupOptions {
   std::string model_class;  // --model-class (empty: choose_root_class)
   std::string dtype;        // --dtype (empty: torch_dtype of the config, else bf16)
   std::vector<std::string> extra_no_split_modules;
+  // Keyword arguments `from_pretrained(..., key=value)` hands the configuration class, over
+  // config.json's values (an object; empty: none): the ranking builds a model with a setting
+  // a line needs (placement_rank.cpp).
+  nlohmann::json config_keywords = nlohmann::json::object();
   // Where base classes imported from outside the package are read (driver/search_paths.h), as
   // `devlint check` finds them.
   std::vector<std::string> search_paths;

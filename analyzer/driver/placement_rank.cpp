@@ -14,6 +14,7 @@
 #include "driver/source_reading.h"
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
+#include "model/text.h"
 #include "placement/origin.h"
 #include "simulation/device_map_simulation.h"
 #include "simulation/simulation_memo.h"
@@ -534,6 +535,142 @@ void rank_unplaced(Finding &f, const Package &package, bool placed,
                   "`, so no device_map=\"auto\" placement of it is known";
 }
 
+// What `self.a` or `self.config.b` is in the module at `node`, as its __init__ left it: a child
+// module stands as "module"; nullopt when it was not kept.
+std::optional<nlohmann::json> self_value(const ModuleNode &node, const RunCondition &test) {
+  if (test.attribute.size() == 2 && test.attribute[0] == "config") {
+    if (node.configuration && node.configuration->contains(test.attribute[1]))
+      return node.configuration->at(test.attribute[1]);
+    return std::nullopt;
+  }
+  if (test.attribute.size() != 1)
+    return std::nullopt;
+  if (node.child(test.attribute[0]))
+    return nlohmann::json("module");
+  if (node.plain_values.is_object() && node.plain_values.contains(test.attribute[0]))
+    return node.plain_values.at(test.attribute[0]);
+  return std::nullopt;
+}
+
+std::optional<bool> python_truth(const nlohmann::json &v) {
+  if (v.is_null())
+    return false;
+  if (v.is_boolean())
+    return v.get<bool>();
+  if (v.is_number())
+    return v.get<double>() != 0;
+  if (v.is_string())
+    return !v.get<std::string>().empty();
+  return std::nullopt;
+}
+
+// Whether `test` goes the way the line needs in the module at `node`; nullopt when unknown.
+std::optional<bool> goes_the_lines_way(const ModuleNode &node, const RunCondition &test) {
+  std::optional<nlohmann::json> value = self_value(node, test);
+  if (!value)
+    return std::nullopt;
+  std::optional<bool> result;
+  if (test.comparison.empty()) {
+    result = python_truth(*value);
+  } else {
+    nlohmann::json literal = nlohmann::json::parse(test.literal, nullptr, false);
+    if (literal.is_discarded())
+      return std::nullopt;
+    const std::string &op = test.comparison;
+    if (op == "is" || op == "is not") {
+      // Identity of None, True and False; a child module or another value is none of them.
+      if (!literal.is_null() && !literal.is_boolean())
+        return std::nullopt;
+      bool same = *value == literal && (value->is_null() || value->is_boolean());
+      result = op == "is" ? same : !same;
+    } else if (value->is_number() && literal.is_number()) {
+      double a = value->get<double>(), b = literal.get<double>();
+      result = op == "=="   ? a == b
+               : op == "!=" ? a != b
+               : op == "<"  ? a < b
+               : op == "<=" ? a <= b
+               : op == ">"  ? a > b
+                            : a >= b;
+    } else if (op == "==" || op == "!=") {
+      if (value->is_string() != literal.is_string() && !value->is_null() && !literal.is_null())
+        return std::nullopt;
+      result = (*value == literal) == (op == "==");
+    }
+  }
+  if (!result)
+    return std::nullopt;
+  return *result == test.holds;
+}
+
+// The tests that keep the line from running in the module at `node` (each known to go the
+// other way there).
+std::vector<const RunCondition *> tests_failing(const ModuleNode &node,
+                                                const std::vector<RunCondition> &tests) {
+  std::vector<const RunCondition *> failing;
+  for (const RunCondition &t : tests)
+    if (goes_the_lines_way(node, t) == false)
+      failing.push_back(&t);
+  return failing;
+}
+
+std::string python_literal(const nlohmann::json &v) {
+  if (v.is_null())
+    return "None";
+  if (v.is_boolean())
+    return v.get<bool>() ? "True" : "False";
+  if (v.is_string())
+    return "\"" + printable(v.get<std::string>()) + "\"";
+  return printable(v.dump());
+}
+
+// "`self.rotary_value` is true", "`self.config.num_labels > 0`".
+std::string needed_text(const RunCondition &t) {
+  std::string code = "`" + printable(t.text) + "`";
+  if (t.comparison.empty())
+    return code + (t.holds ? " is true" : " is false");
+  return t.holds ? code : code + " is false";
+}
+
+// A value of the configuration attribute `test.config_key` under which the test goes the line's
+// way, given its value now; nullopt when none follows from the test alone.
+std::optional<nlohmann::json> value_for_the_line(const RunCondition &test,
+                                                 const nlohmann::json &now) {
+  auto of_truth = [&](bool truth) -> std::optional<nlohmann::json> {
+    if (now.is_boolean() || now.is_null())
+      return nlohmann::json(truth);
+    if (now.is_number_integer())
+      return nlohmann::json(truth ? 1 : 0);
+    return std::nullopt;
+  };
+  if (test.config_truth)
+    return of_truth(*test.config_truth);
+  if (test.comparison.empty())
+    return of_truth(test.holds);
+  nlohmann::json literal = nlohmann::json::parse(test.literal, nullptr, false);
+  if (literal.is_discarded())
+    return std::nullopt;
+  std::string op = test.comparison;
+  if (!test.holds) {
+    static const std::map<std::string, std::string> kNegated = {
+        {"is", "is not"}, {"is not", "is"}, {"==", "!="}, {"!=", "=="},
+        {"<", ">="},      {">=", "<"},      {">", "<="},  {"<=", ">"}};
+    op = kNegated.at(op);
+  }
+  if (op == "is" || op == "==")
+    return literal;
+  if (op == "is not" || op == "!=") {
+    if (literal.is_boolean())
+      return nlohmann::json(!literal.get<bool>());
+    if (literal.is_number_integer())
+      return nlohmann::json(literal.get<int64_t>() + 1);
+    return std::nullopt;
+  }
+  if (!literal.is_number_integer())
+    return std::nullopt;
+  int64_t n = literal.get<int64_t>();
+  return nlohmann::json(op == ">" ? n + 1 : op == "<" ? n - 1 : n);
+}
+
 // Classes another class of the package builds in its __init__: held as a submodule, or built
 // there and handed on (`encoder = SpeechEncoder(config)` passed to `Model(config, encoder)`).
 // Such a class is a part of those models, not one from_pretrained loads on its own here.
@@ -559,6 +696,72 @@ std::unordered_set<std::string> classes_built_by_other_classes(const Package &pa
     });
   }
   return built;
+}
+
+// A finding against the maps of the models that hold its class.
+struct Ranking {
+  bool placed = false, separated = false, all_known = true;
+  std::string text, unplaced_operand;
+  // The modules of the finding's class, and those whose settings skip the line (each with a
+  // test of the line's path known to go the other way): their maps say nothing about it.
+  size_t paths = 0, paths_skipped = 0;
+  std::vector<const RunCondition *> failing; // at the first module skipped
+  const PlacedModel *skipped_in = nullptr;
+};
+
+Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &models,
+                     const PassedIndex &passed_index) {
+  Ranking r;
+  for (const PlacedModel *model : models) {
+    auto it = model->paths_by_class.find(f.unit_class);
+    if (it == model->paths_by_class.end())
+      continue;
+    const TreeIndex &tree = *model->index;
+    std::vector<std::string> running;
+    for (const std::string &path : it->second) {
+      ++r.paths;
+      const ModuleNode *node = tree.module(path);
+      std::vector<const RunCondition *> failing =
+          node ? tests_failing(*node, f.run_conditions) : std::vector<const RunCondition *>{};
+      if (failing.empty()) {
+        running.push_back(path);
+        continue;
+      }
+      if (++r.paths_skipped == 1) {
+        r.failing = std::move(failing);
+        r.skipped_in = model;
+      }
+    }
+    for (const Scenario &s : model->scenarios) {
+      for (const std::string &path : running) {
+        bool known_a = true, known_b = true;
+        auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a, passed_index);
+        auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b, passed_index);
+        // No entry holds it: a split module's own buffer, which transformers 5's
+        // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
+        // one): this map says nothing about the site.
+        known_a = known_a && !a.empty();
+        known_b = known_b && !b.empty();
+        bool known = known_a && known_b;
+        if (!known && r.unplaced_operand.empty())
+          r.unplaced_operand = f.operand_origins[known_a ? 1 : 0].text;
+        r.all_known = r.all_known && known;
+        r.placed = true;
+        // An operand from a module this configuration does not build (a branch not taken)
+        // has no device here: the site neither fails nor is cleared by this map.
+        if (!known || (a.size() == 1 && a == b))
+          continue;
+        r.separated = true;
+        // Two iterations of one layer list: name the boundary.
+        r.text = "fails with " + s.name + ": " +
+                 describe(f.operand_origins[0], a, path, tree, s.map) + ", " +
+                 describe(f.operand_origins[1], b, path, tree, s.map) +
+                 (path.empty() ? "" : " (in `" + path + "`)");
+        return r;
+      }
+    }
+  }
+  return r;
 }
 
 void place_with_simulations(std::vector<Finding> &findings, const Package &package,
@@ -695,6 +898,46 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     models.push_back(std::move(model));
   }
 
+  std::vector<const PlacedModel *> all_models;
+  for (const PlacedModel &model : models)
+    all_models.push_back(&model);
+  // A root built with the configuration keywords a line needs (`from_pretrained(...,
+  // rotary_value=True)`), ranked on balanced maps as the others; null when it cannot be sized.
+  std::map<std::string, std::unique_ptr<PlacedModel>> with_keywords;
+  auto model_with_keywords = [&](const std::string &root,
+                                 const nlohmann::json &keywords) -> const PlacedModel * {
+    auto [it, fresh] = with_keywords.try_emplace(root + " " + keywords.dump());
+    if (!fresh)
+      return it->second.get();
+    ModelSetupOptions options;
+    options.model_config = settings.model_config;
+    options.model_class = root;
+    options.dtype = settings.dtype;
+    options.config_keywords = keywords;
+    auto model = std::make_unique<PlacedModel>();
+    model->setup = model_setup_for_package(package, directory, options);
+    if (!model->setup->tree.complete() && tree_read) {
+      auto read = model_setup_like(*tree_read, directory, options);
+      if (read->error.empty() && read->root && read->config.present && read->tree.complete())
+        model->setup = std::move(read);
+    }
+    if (!model->setup->error.empty() || !model->setup->tree.complete())
+      return nullptr;
+    model->index = std::make_unique<TreeIndex>(model->setup->tree);
+    for (const auto &[path, node] : model->index->modules)
+      model->paths_by_class[node->class_name].push_back(path);
+    SimulationRequest request;
+    request.no_split_module_classes = model->setup->no_split_modules;
+    request.transformers_major = settings.transformers_major ? settings.transformers_major() : 5;
+    for (int gpus = 2; gpus <= 8; ++gpus) {
+      request.gpus = gpus;
+      model->scenarios.push_back(
+          {std::to_string(gpus) + " GPUs", simulated(model->setup->tree, request)});
+    }
+    it->second = std::move(model);
+    return it->second.get();
+  };
+
   std::vector<Finding> kept;
   for (size_t index = 0; index < findings.size(); ++index) {
     Finding &f = findings[index];
@@ -704,46 +947,78 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       kept.push_back(std::move(f));
       continue;
     }
-    bool placed = false, separated = false, all_known = true;
-    std::string text, unplaced_operand;
-    for (const PlacedModel &model : models) {
-      auto it = model.paths_by_class.find(f.unit_class);
-      if (it == model.paths_by_class.end())
-        continue;
-      for (const Scenario &s : model.scenarios) {
-        for (const std::string &path : it->second) {
-          bool known_a = true, known_b = true;
-          const TreeIndex &tree = *model.index;
-          auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a, passed_index);
-          auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b, passed_index);
-          // No entry holds it: a split module's own buffer, which transformers 5's
-          // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
-          // one): this map says nothing about the site.
-          known_a = known_a && !a.empty();
-          known_b = known_b && !b.empty();
-          bool known = known_a && known_b;
-          if (!known && unplaced_operand.empty())
-            unplaced_operand = f.operand_origins[known_a ? 1 : 0].text;
-          all_known = all_known && known;
-          placed = true;
-          // An operand from a module this configuration does not build (a branch not taken)
-          // has no device here: the site neither fails nor is cleared by this map.
-          if (!known || (a.size() == 1 && a == b))
-            continue;
-          separated = true;
-          // Two iterations of one layer list: name the boundary.
-          text = "fails with " + s.name + ": " +
-                 describe(f.operand_origins[0], a, path, tree, s.map) + ", " +
-                 describe(f.operand_origins[1], b, path, tree, s.map) +
-                 (path.empty() ? "" : " (in `" + path + "`)");
-          break;
+    Ranking ranking = rank_finding(f, all_models, passed_index);
+    std::string prefix; // the setting the line needs, when the model was built with it
+    if (ranking.paths > 0 && ranking.paths_skipped == ranking.paths) {
+      // No module of the unit runs the line in the model this configuration builds: its maps
+      // say nothing about it (the module may not even be built there).
+      const PlacedModel &model = *ranking.skipped_in;
+      const ModelConfig &config = model.setup->config;
+      std::string needed, values;
+      nlohmann::json keywords = nlohmann::json::object();
+      // Class defaults stand for no checkpoint: one that sets what the line needs runs it.
+      // A config.json is the checkpoint's own choice.
+      const bool from_defaults = config.source.rfind("defaults of ", 0) == 0;
+      bool settable = from_defaults;
+      bool named_settings = true; // every test reads a setting of the configuration
+      std::set<std::string> keys_named;
+      for (const RunCondition *t : ranking.failing) {
+        needed += (needed.empty() ? "" : " and ") + needed_text(*t);
+        if (t->config_key.empty()) {
+          settable = named_settings = false;
+          continue;
         }
-        if (separated)
-          break;
+        // A setting the configuration does not hold (`num_labels` of a 5.x configuration,
+        // made from id2label) is still a keyword `from_pretrained` passes on.
+        std::optional<nlohmann::json> now;
+        if (config.values.contains(t->config_key))
+          now = config.values.at(t->config_key);
+        if (now && keys_named.insert(t->config_key).second)
+          values += std::string(values.empty() ? "" : ", ") + "`" + printable(t->config_key) +
+                    "` " + python_literal(*now);
+        if (!now)
+          now = nlohmann::json();
+        // One value per setting: a test that names none (`!= "cls"`) leaves it to another test
+        // of the same setting (`== "mean"`); the model rebuilt with it tells whether both hold.
+        if (auto needed_value = value_for_the_line(*t, *now))
+          keywords[t->config_key] = *needed_value;
       }
-      if (separated)
-        break;
+      for (const RunCondition *t : ranking.failing)
+        if (!keywords.contains(t->config_key))
+          settable = false;
+      std::string skipped = named_settings
+                                ? "runs only when " + needed + "; " +
+                                      (from_defaults ? "the " : "") + printable(config.source) +
+                                      (values.empty() ? "" : " (" + values + ")") + " skip" +
+                                      (from_defaults ? "" : "s") + " it"
+                                : "runs only when " + needed + ", which the model built from " +
+                                      printable(config.source) + " does not meet";
+      const PlacedModel *with_setting =
+          settable && settings.device_map.empty() && !settings.narrowed()
+              ? model_with_keywords(std::string(model.setup->root->name), keywords)
+              : nullptr;
+      Ranking again = with_setting ? rank_finding(f, {with_setting}, passed_index) : Ranking{};
+      if (!with_setting || again.paths == 0 || again.paths_skipped > 0) {
+        // A checkpoint's own config.json disables it, or devlint cannot build the model with
+        // the setting: only a configuration it has not simulated runs the line.
+        f.level = FindingLevel::Warning;
+        f.placement = skipped + (!named_settings ? ": no placement devlint simulates runs it"
+                                 : from_defaults ? ", and devlint could not build the model with "
+                                                   "a setting that runs it, so no placement that "
+                                                   "runs it is known"
+                                                 : ": no placement of the model it configures "
+                                                   "runs it");
+        kept.push_back(std::move(f));
+        continue;
+      }
+      std::string setting;
+      for (const auto &[key, value] : keywords.items())
+        setting += (setting.empty() ? "" : ", ") + printable(key) + "=" + python_literal(value);
+      prefix = skipped + ". With `" + setting + "`: ";
+      ranking = std::move(again);
     }
+    bool placed = ranking.placed, separated = ranking.separated, all_known = ranking.all_known;
+    const std::string &text = ranking.text, &unplaced_operand = ranking.unplaced_operand;
     if (!placed || (!separated && !all_known)) {
       // With a configuration to size from, an error needs a placement that separates the
       // operands: without one (a model not sized completely, an operand no map entry holds) the
@@ -754,20 +1029,23 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         rank_unplaced(f, package, placed,
                       unsized == unsized_model_of_class.end() ? "" : unsized->second,
                       unplaced_operand);
+        if (!prefix.empty() && !f.placement.empty())
+          f.placement = prefix + f.placement;
       }
       kept.push_back(std::move(f));
       continue;
     }
     if (separated) {
       f.level = FindingLevel::Error;
-      f.placement = text;
+      f.placement = prefix + text;
       kept.push_back(std::move(f));
       continue;
     }
     if (settings.narrowed())
       continue; // the operands share a device under the placement asked for
     f.level = FindingLevel::Warning;
-    f.placement = "no device_map=\"auto\" placement on 2 to 8 GPUs separates these operands; a "
+    f.placement = prefix +
+                  "no device_map=\"auto\" placement on 2 to 8 GPUs separates these operands; a "
                   "hand-made map or a custom max_memory could";
     kept.push_back(std::move(f));
   }

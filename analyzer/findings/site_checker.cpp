@@ -16,8 +16,26 @@ int SiteChecker::on_site(const Site &site) {
   // One finding per site. A site settled in a loop's first pass is reported again from a later
   // pass, which sees what the loop carries from one iteration to the next.
   auto settled = seen_.find(key);
-  if (settled != seen_.end() && (!settled->second.first_pass || site.first_pass))
+  auto passed_here = [&](const RunCondition &t) {
+    return std::any_of(
+        site.run_conditions.begin(), site.run_conditions.end(),
+        [&](const RunCondition &o) { return o.text == t.text && o.holds == t.holds; });
+  };
+  if (settled != seen_.end() && (!settled->second.first_pass || site.first_pass)) {
+    // Reached again on another path where its operands may differ too: the finding holds
+    // where either path runs, so only the tests both passed remain.
+    if (settled->second.finding >= 0) {
+      std::vector<RunCondition> &tests =
+          findings_[static_cast<size_t>(settled->second.finding)].run_conditions;
+      Mismatch again;
+      if (!std::all_of(tests.begin(), tests.end(), passed_here) &&
+          (!combines_operands(site.kind) || find_mismatch(site, placement_, again)))
+        tests.erase(std::remove_if(tests.begin(), tests.end(),
+                                   [&](const RunCondition &t) { return !passed_here(t); }),
+                    tests.end());
+    }
     return settled->second.anchor;
+  }
   Mismatch m;
   bool combines = combines_operands(site.kind);
   const int kept = settled != seen_.end() ? settled->second.anchor : -1;
@@ -46,11 +64,26 @@ int SiteChecker::on_site(const Site &site) {
   if (settled != seen_.end())
     now.finding = settled->second.finding;
   if (rule) {
+    Finding report = rule->report(context);
+    report.run_conditions = site.run_conditions;
     if (now.finding >= 0) {
-      findings_[static_cast<size_t>(now.finding)] = rule->report(context);
+      // A later pass of the loop replaces the report; the tests the first passed stay only
+      // where this one passed them too.
+      std::vector<RunCondition> &before =
+          findings_[static_cast<size_t>(now.finding)].run_conditions;
+      report.run_conditions.erase(
+          std::remove_if(report.run_conditions.begin(), report.run_conditions.end(),
+                         [&](const RunCondition &t) {
+                           return std::none_of(before.begin(), before.end(),
+                                               [&](const RunCondition &o) {
+                                                 return o.text == t.text && o.holds == t.holds;
+                                               });
+                         }),
+          report.run_conditions.end());
+      findings_[static_cast<size_t>(now.finding)] = std::move(report);
     } else {
       now.finding = static_cast<int>(findings_.size());
-      findings_.push_back(rule->report(context));
+      findings_.push_back(std::move(report));
     }
   }
   seen_[key] = now;

@@ -1,5 +1,7 @@
 #include "placement/condition_text.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -103,6 +105,96 @@ std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int de
     all_known = all_known && value.has_value();
   }
   return all_known ? std::optional<bool>(!decisive) : std::nullopt;
+}
+
+namespace {
+
+// `self.a.b` as {"a", "b"}; empty when `e` is no attribute chain rooted at `self`.
+std::vector<std::string> self_attribute_path(const Expr *e) {
+  std::vector<std::string> path;
+  for (; e && e->kind == ExprKind::Attribute && path.size() < 4; e = e->operands[0])
+    path.insert(path.begin(), std::string(e->text));
+  if (!e || e->kind != ExprKind::Name || e->text != "self")
+    return {};
+  return path;
+}
+
+// A literal as JSON text: numbers, None, True/False, strings; empty for anything else.
+std::string literal_json(const SyntaxFile &file, const Expr *e) {
+  if (!e)
+    return "";
+  std::string_view code = file.source->slice(e->range);
+  switch (e->kind) {
+  case ExprKind::NoneLiteral:
+    return "null";
+  case ExprKind::Bool:
+    return code == "True" ? "true" : code == "False" ? "false" : "";
+  case ExprKind::Number:
+    return code.find_first_not_of("0123456789.") == std::string_view::npos && !code.empty() &&
+                   code.front() != '.'
+               ? std::string(code)
+               : "";
+  case ExprKind::UnaryOp:
+    if (e->text == "-" && e->operands.size() == 1 && e->operands[0]->kind == ExprKind::Number) {
+      std::string inner = literal_json(file, e->operands[0]);
+      return inner.empty() ? "" : "-" + inner;
+    }
+    return "";
+  case ExprKind::String: {
+    if (code.size() < 2 || (code.front() != '"' && code.front() != '\'') ||
+        code.find('\\') != std::string_view::npos)
+      return ""; // prefixed, escaped or implicitly joined strings are not read
+    std::string text(code.substr(1, code.size() - 2));
+    if (text.find_first_of("\"'") != std::string::npos)
+      return "";
+    return "\"" + text + "\"";
+  }
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+void self_tests_required(const SyntaxFile &file, const Expr *condition, bool holds,
+                         std::vector<RunCondition> &out, int depth) {
+  if (!condition || depth > 16 || condition->range.end - condition->range.begin > kMaxConditionText)
+    return;
+  if (condition->kind == ExprKind::BoolOp) {
+    if (condition->text == "not" && condition->operands.size() == 1) {
+      self_tests_required(file, condition->operands[0], !holds, out, depth + 1);
+      return;
+    }
+    // Every operand of an `and` that holds holds; every operand of an `or` that fails fails.
+    if ((condition->text == "and" && holds) || (condition->text == "or" && !holds))
+      for (const Expr *operand : condition->operands)
+        self_tests_required(file, operand, holds, out, depth + 1);
+    return;
+  }
+  RunCondition test;
+  test.text = std::string(file.source->slice(condition->range));
+  test.holds = holds;
+  if (condition->kind == ExprKind::Attribute) {
+    test.attribute = self_attribute_path(condition);
+  } else if (condition->kind == ExprKind::Compare && condition->operands.size() == 2 &&
+             condition->operands[1]->range.end == condition->range.end) { // no chain
+    static const char *const kComparisons[] = {"is", "is not", "==", "!=", "<", "<=", ">", ">="};
+    std::string op;
+    for (char c : condition->text) // `is  not` as `is not`
+      if (c != ' ' && c != '\t' && c != '\n')
+        op += op == "is" ? std::string(" ") + c : std::string(1, c);
+    if (std::none_of(std::begin(kComparisons), std::end(kComparisons),
+                     [&](const char *c) { return op == c; }))
+      return;
+    test.attribute = self_attribute_path(condition->operands[0]);
+    test.comparison = op;
+    test.literal = literal_json(file, condition->operands[1]);
+    if (test.literal.empty())
+      return;
+  }
+  if (test.attribute.empty())
+    return;
+  out.push_back(std::move(test));
 }
 
 } // namespace devlint

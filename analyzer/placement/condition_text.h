@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "diagnostics/finding.h"
 #include "model/syntax.h"
 
 namespace devlint {
@@ -32,5 +33,12 @@ std::string_view asserted_condition(const SyntaxFile &file, const Stmt *s);
 // True` (Python's `and` is false when any operand is, `or` true when any is). nullopt when it
 // depends on anything else.
 std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int depth = 0);
+
+// The tests of `self`'s attributes that must go one way for the code under `condition` to run
+// (`holds`: its body; else its else branch): `self.flag`, `self.config.n > 0`, `self.child is
+// None`, compared with a literal, through `not`, and each operand of an `and` that holds (of an
+// `or` that fails). Appended to `out` without `config_key` (the caller knows the class).
+void self_tests_required(const SyntaxFile &file, const Expr *condition, bool holds,
+                         std::vector<RunCondition> &out, int depth = 0);
 
 } // namespace devlint

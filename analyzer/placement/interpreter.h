@@ -59,6 +59,8 @@ private:
     // A free function inlined at `call` in `caller`: where its arguments came in.
     const Expr *call = nullptr;
     const Frame *caller = nullptr;
+    // The frame that inlined this one (a method of the class, a helper, a free function).
+    const Frame *parent = nullptr;
     // How many loops were running when the frame started: loops_ past these are its own.
     size_t outer_loops = 0;
     // A method of a diffusers pipeline (operations/pipelines.cpp), or code it inlined.
@@ -165,6 +167,9 @@ private:
   // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
   // 0:`).
   bool branch_excludes_weighted_children() const;
+  // The tests of the running unit's settings that the path to the code now running passed, in
+  // the unit's frames (Site::run_conditions).
+  std::vector<RunCondition> run_conditions() const;
   // Per unit, the condition (as text) and branch its constructor builds each weighted child
   // under; empty when one is built under no such condition. Memoized: asked for every site.
   const std::vector<std::pair<std::string, bool>> &

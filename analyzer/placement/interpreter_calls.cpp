@@ -104,6 +104,7 @@ Value Interpreter::call_function(const FunctionDef *fn, const Expr *call, const 
   frame.depth = frame_->depth + 1;
   frame.script = frame_->script;
   frame.pipeline = frame_->pipeline;
+  frame.parent = frame_;
   if (!bound_self) {
     frame.call = call;
     frame.caller = frame_;

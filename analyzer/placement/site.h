@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "diagnostics/finding.h"
 #include "model/module_model.h"
 #include "placement/origin.h"
 
@@ -115,6 +116,9 @@ struct Site {
   // it held before the loop, not yet what the previous iteration left. The same site in a later
   // pass sees both, and its report replaces this one.
   bool first_pass = false;
+  // Tests of the unit's settings (`self.X`, `self.config.Y`) on the path that reached the site,
+  // in the unit's methods and the helpers they inlined (Interpreter::run_conditions).
+  std::vector<RunCondition> run_conditions;
 };
 
 // What a class's forward hands the forward of its submodule `child` for `parameter`

@@ -142,6 +142,154 @@ bool Interpreter::branch_excludes_weighted_children() const {
   });
 }
 
+namespace {
+
+// `config.Y`, `self.config.Y` or `getattr(config, "Y", default)`: "Y"; empty for anything else.
+std::string configuration_attribute(const Expr *e) {
+  if (!e)
+    return "";
+  auto is_config = [](const Expr *holder) {
+    return (holder->kind == ExprKind::Name && holder->text == "config") ||
+           (holder->kind == ExprKind::Attribute && holder->text == "config" &&
+            holder->operands[0]->kind == ExprKind::Name && holder->operands[0]->text == "self");
+  };
+  if (e->kind == ExprKind::Call && e->operands.size() >= 3 &&
+      e->operands[0]->kind == ExprKind::Name && e->operands[0]->text == "getattr" &&
+      is_config(e->operands[1]) && e->operands[2]->kind == ExprKind::String)
+    return std::string(e->operands[2]->text);
+  if (e->kind != ExprKind::Attribute)
+    return "";
+  return is_config(e->operands[0]) ? std::string(e->text) : "";
+}
+
+// What configuration attribute `self.<name>` comes from in the class's own `__init__`: the
+// `config.Y` every assignment to it copies (`self.rotary_value = config.rotary_value`), or, for
+// a child, the `config.Y` (or `not config.Y`) it is built under, with the truth that builds it.
+void find_configuration_source(const ModuleClass &unit, const std::string &name,
+                               RunCondition &test) {
+  const FunctionDef *init = nullptr;
+  if (unit.def)
+    for (const FunctionDef *m : unit.def->methods)
+      if (m->name == "__init__")
+        init = m;
+  if (!init)
+    return;
+  // `self.<name>` is built under a test of `config.Y` (true: where it holds), else None.
+  auto built_under = [&](const Expr *condition, bool built_when) {
+    if (condition->kind == ExprKind::BoolOp && condition->text == "not" &&
+        condition->operands.size() == 1) {
+      condition = condition->operands[0];
+      built_when = !built_when;
+    }
+    std::string key = configuration_attribute(condition);
+    if (key.empty())
+      return;
+    // `self.x is None` holds where it was not built; `is not None` and its truth where it was.
+    bool wants_built =
+        (test.comparison == "is not" && test.literal == "null") || test.comparison.empty();
+    if (!test.comparison.empty() &&
+        !((test.comparison == "is" || test.comparison == "is not") && test.literal == "null"))
+      return;
+    test.config_key = key;
+    test.config_truth = (wants_built == test.holds) == built_when;
+  };
+  // `self.x = nn.Parameter(...) if config.Y else None`
+  if (const Stmt *assignment = find_statement(init->body, [&](const Stmt *st) {
+        return st->kind == StmtKind::Assign && st->value &&
+               st->value->kind == ExprKind::Conditional && st->value->operands.size() == 3 &&
+               std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *target) {
+                 return target->kind == ExprKind::Attribute && target->text == name &&
+                        target->operands[0]->kind == ExprKind::Name &&
+                        target->operands[0]->text == "self";
+               });
+      })) {
+    const Expr *choice = assignment->value;
+    bool none_else = choice->operands[2]->kind == ExprKind::NoneLiteral;
+    bool none_body = choice->operands[0]->kind == ExprKind::NoneLiteral;
+    if (none_else != none_body)
+      built_under(choice->operands[1], none_else);
+    return;
+  }
+  for (const ChildDecl *child : unit.all_children()) {
+    if (child->name != name)
+      continue;
+    auto guard = construction_guard(init->body, child->range.begin);
+    if (!guard || !guard->first)
+      return;
+    built_under(guard->first, guard->second);
+    return;
+  }
+  std::string key;
+  bool assigned = false;
+  find_statement(init->body, [&](const Stmt *st) {
+    if (st->kind != StmtKind::Assign)
+      return false;
+    for (const Expr *target : st->targets)
+      if (target->kind == ExprKind::Attribute && target->text == name &&
+          target->operands[0]->kind == ExprKind::Name && target->operands[0]->text == "self") {
+        std::string from = configuration_attribute(st->value);
+        if (from.empty() || (assigned && from != key)) {
+          key.clear();
+          return true; // assigned something else too: not one setting
+        }
+        key = from;
+        assigned = true;
+      }
+    return false;
+  });
+  test.config_key = key;
+}
+
+// Whether a method of the class other than `__init__` assigns `self.<path>` (`self.config.
+// problem_type = "regression"` in a forward that picks the loss): then it is no setting.
+bool rebound_after_init(const ModuleClass &unit, const std::vector<std::string> &path) {
+  if (!unit.def || !unit.file)
+    return true;
+  std::string written = "self";
+  for (const std::string &part : path)
+    written += "." + part;
+  auto assigns = [&](const Expr *target) {
+    return target && target->kind == ExprKind::Attribute &&
+           condition_text(*unit.file, target) == written;
+  };
+  for (const FunctionDef *m : unit.def->methods) {
+    if (m->name == "__init__")
+      continue;
+    if (find_statement(m->body, [&](const Stmt *st) {
+          return (st->kind == StmtKind::Assign || st->kind == StmtKind::AugAssign) &&
+                 std::any_of(st->targets.begin(), st->targets.end(), assigns);
+        }))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::vector<RunCondition> Interpreter::run_conditions() const {
+  std::vector<RunCondition> tests;
+  const ModuleClass *unit = frame_->unit;
+  if (!unit)
+    return tests;
+  for (const Frame *f = frame_; f && f->unit == unit; f = f->parent) {
+    if (!f->file)
+      continue;
+    for (const auto &[condition, taken] : f->assumed)
+      self_tests_required(*f->file, condition, taken, tests);
+  }
+  tests.erase(
+      std::remove_if(tests.begin(), tests.end(),
+                     [&](const RunCondition &t) { return rebound_after_init(*unit, t.attribute); }),
+      tests.end());
+  for (RunCondition &test : tests) {
+    if (test.attribute.size() == 2 && test.attribute[0] == "config")
+      test.config_key = test.attribute[1];
+    else if (test.attribute.size() == 1)
+      find_configuration_source(*unit, test.attribute[0], test);
+  }
+  return tests;
+}
+
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
@@ -158,6 +306,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.members_read = &frame_->members_read;
   site.tensor_subscripts = &tensor_subscripts_;
   site.unit_whole = branch_excludes_weighted_children();
+  site.run_conditions = run_conditions();
   site.pipeline = frame_->pipeline != nullptr;
   site.first_pass = first_passes_ > 0;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost

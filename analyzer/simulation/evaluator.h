@@ -131,6 +131,10 @@ public:
   // `getattr(obj, name)` (attribute_map and class members included); unknown when missing.
   Value attribute(const Value &obj, const std::string &name);
 
+  // Copies each module's plain attributes and its configuration's into the tree
+  // (ModuleNode::plain_values, ModuleNode::configuration), as `__init__` left them.
+  void keep_plain_values();
+
 private:
   const Package &package_;
   const AutoModelClasses *auto_classes_ = nullptr;

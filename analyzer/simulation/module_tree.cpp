@@ -218,6 +218,7 @@ ModuleTree build_module_tree(const Package &package, const ModuleClass &root,
   }
   if (!tree.root)
     return tree;
+  evaluator.keep_plain_values();
   // transformers' tie_weights(): output embeddings share the input embeddings' weight when
   // config.tie_word_embeddings (PretrainedConfig's default: True).
   bool tie = !config.values.contains("tie_word_embeddings") ||

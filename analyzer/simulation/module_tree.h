@@ -39,6 +39,11 @@ struct ModuleNode {
   std::vector<TreeTensor> parameters;
   std::vector<std::pair<std::string, ModuleNode *>> children;
   std::vector<TreeTensor> buffers;
+  // What the instance's `__init__` left in its plain attributes, for the branches its methods
+  // test (`if self.rotary_value:`): None, bools, numbers and strings by name. Its `self.config`'s
+  // such attributes are `configuration`, shared by the modules holding one configuration object.
+  nlohmann::json plain_values;
+  std::shared_ptr<const nlohmann::json> configuration;
 
   ModuleNode *child(const std::string &name) const {
     for (const auto &[n, c] : children)

@@ -401,6 +401,34 @@ void Evaluator::set_module_attr(ModuleNode &node, const std::string &name, const
   attrs[name] = v;
 }
 
+void Evaluator::keep_plain_values() {
+  auto plain = [](const Value &v) {
+    return v.is(Kind::None) || v.is(Kind::Bool) || v.is(Kind::Int) || v.is(Kind::Float) ||
+           v.is(Kind::Str);
+  };
+  std::unordered_map<const ObjectData *, std::shared_ptr<const nlohmann::json>> configurations;
+  for (auto &[node, attrs] : module_attrs_) {
+    ModuleNode *module = const_cast<ModuleNode *>(node);
+    for (const auto &[name, value] : attrs) {
+      if (plain(value)) {
+        module->plain_values[name] = to_json(value, nullptr);
+        continue;
+      }
+      if (name != "config" || !value.is(Kind::Object))
+        continue;
+      auto &shared = configurations[value.object.get()];
+      if (!shared) {
+        nlohmann::json values = nlohmann::json::object();
+        for (const auto &[key, item] : value.object->attrs)
+          if (plain(item))
+            values[key] = to_json(item, nullptr);
+        shared = std::make_shared<const nlohmann::json>(std::move(values));
+      }
+      module->configuration = shared;
+    }
+  }
+}
+
 Value Evaluator::get_module_attr(ModuleNode *node, const std::string &name) {
   for (const auto &[n, c] : node->children)
     if (n == name)
