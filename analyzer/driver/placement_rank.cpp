@@ -986,13 +986,14 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       for (const RunCondition *t : ranking.failing)
         if (!keywords.contains(t->config_key))
           settable = false;
-      std::string skipped = named_settings
-                                ? "runs only when " + needed + "; " +
-                                      (from_defaults ? "the " : "") + printable(config.source) +
-                                      (values.empty() ? "" : " (" + values + ")") + " skip" +
-                                      (from_defaults ? "" : "s") + " it"
-                                : "runs only when " + needed + ", which the model built from " +
-                                      printable(config.source) + " does not meet";
+      std::string skipped =
+          named_settings ? "runs only when " + needed + "; " +
+                               (from_defaults ? "the " + printable(config.source)
+                                              : std::string("the checkpoint's config.json")) +
+                               (values.empty() ? "" : " (" + values + ")") + " skip" +
+                               (from_defaults ? "" : "s") + " it"
+                         : "runs only when " + needed + ", which the model built from " +
+                               printable(config.source) + " does not meet";
       const PlacedModel *with_setting =
           settable && settings.device_map.empty() && !settings.narrowed()
               ? model_with_keywords(std::string(model.setup->root->name), keywords)
