@@ -1,6 +1,8 @@
 #include "driver/placement_rank.h"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -698,6 +700,99 @@ std::unordered_set<std::string> classes_built_by_other_classes(const Package &pa
   return built;
 }
 
+// What registration order alone says about an operand of a finding in the root class of a model
+// not sized completely (accelerate fills GPU 0 first, with the root's own parameters first, and
+// the last top-level item on the last GPU it uses): "first", "last", or "" when order says
+// nothing.
+std::string order_place(const OperandOrigin &o, const TreeIndex &tree, const ModuleTree &model) {
+  const ModuleNode *root = tree.root;
+  switch (o.kind) {
+  case OriginKind::Input: {
+    // An argument of the model's forward: the root's hook moves it to the main device. One
+    // that a helper method of the class also takes may be what forward computed.
+    if (!root->cls || !root->cls->def)
+      return "";
+    bool of_forward = false;
+    for (const FunctionDef *m : root->cls->def->methods)
+      for (const Parameter &p : m->parameters)
+        if (p.name == o.label) {
+          if (m->name != "forward")
+            return "";
+          of_forward = true;
+        }
+    return of_forward ? "first" : "";
+  }
+  case OriginKind::Parameter:
+    for (const TreeTensor &t : root->parameters)
+      if (t.name == o.label)
+        return "first";
+    return "";
+  case OriginKind::Child: {
+    // The last child holding tensors: a child after it that holds none (a dropout) is an
+    // entry of size 0, which opens no device.
+    std::function<bool(const ModuleNode *)> holds = [&](const ModuleNode *node) {
+      if (!node->parameters.empty() || !node->buffers.empty())
+        return true;
+      return std::any_of(node->children.begin(), node->children.end(),
+                         [&](const auto &child) { return holds(child.second); });
+    };
+    auto last = std::find_if(root->children.rbegin(), root->children.rend(),
+                             [&](const auto &child) { return holds(child.second); });
+    if (last == root->children.rend() || last->first != o.label || !o.through_empty_child.empty())
+      return "";
+    // A statement of the root's __init__ not evaluated may have registered a child after it.
+    const FunctionDef *init = root->cls ? root->cls->find_method("__init__") : nullptr;
+    if (!init || !root->cls->file || !root->cls->file->source)
+      return "";
+    for (const TreeUnknown &u : model.unknowns) {
+      size_t colon = u.location.rfind(':');
+      if (colon == std::string::npos || u.location.compare(0, colon, root->cls->file->source->path))
+        continue;
+      uint32_t line = 0;
+      for (size_t i = colon + 1; i < u.location.size() && i < colon + 10; ++i)
+        if (std::isdigit(static_cast<unsigned char>(u.location[i])))
+          line = line * 10 + static_cast<uint32_t>(u.location[i] - '0');
+      if (line >= init->range.line && line <= init->range.end_line)
+        return "";
+    }
+    // A tied head sits with the module it is tied to, wherever that is.
+    for (const auto &group : model.tied_parameters)
+      for (const std::string &name : group)
+        if (key_covers(o.label, name))
+          return "";
+    return "last";
+  }
+  default:
+    return "";
+  }
+}
+
+// For a finding in the root class of a model devlint could not size, the operands' places by
+// registration order when one is on the first GPU and the other on the last one used; "" else.
+std::string placed_by_order(const Finding &f, const std::vector<PlacedModel> &unsized) {
+  for (const PlacedModel &model : unsized) {
+    const TreeIndex &tree = *model.index;
+    if (!tree.root || tree.root->class_name != f.unit_class)
+      continue;
+    std::string a = order_place(f.operand_origins[0], tree, model.setup->tree);
+    std::string b = order_place(f.operand_origins[1], tree, model.setup->tree);
+    if (a.empty() || b.empty() || a == b)
+      return "";
+    auto text = [](const OperandOrigin &o, const std::string &where) {
+      std::string operand = "`" + o.text + "`";
+      if (where == "last")
+        return operand + " from `self." + o.label +
+               "`, the last module the model registers with weights, on the last GPU used";
+      if (o.kind == OriginKind::Input)
+        return operand + ", an input of the model, on the main device (the first GPU)";
+      return operand + ", a parameter of the model itself (placed before any module), on the "
+                       "first GPU";
+    };
+    return text(f.operand_origins[0], a) + " and " + text(f.operand_origins[1], b);
+  }
+  return "";
+}
+
 // A finding against the maps of the models that hold its class.
 struct Ranking {
   bool placed = false, separated = false, all_known = true;
@@ -809,8 +904,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   // The classes of models devlint could not size completely, with the model's name: a finding
   // there has no simulated placement.
   std::map<std::string, std::string> unsized_model_of_class;
-  std::optional<bool> tree_built; // asked once, for the first incomplete model
-  bool configured = false;        // a model was read with its configuration
+  std::vector<PlacedModel> unsized_models; // their trees, without maps
+  std::optional<bool> tree_built;          // asked once, for the first incomplete model
+  bool configured = false;                 // a model was read with its configuration
   size_t unconfigured_roots = 0;
   constexpr size_t kMaxUnconfiguredRoots = 8;
   // Classes of models read without a configuration (a ModelMixin that registers none): unsized,
@@ -831,7 +927,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       if (!tree_read)
         tree_read = load_model_setup(directory, options);
       auto read = model_setup_like(*tree_read, directory, options);
-      if (read->error.empty() && read->root && read->config.present && read->tree.complete())
+      // Incomplete too, it still has the other packages' modules in their places.
+      if (read->error.empty() && read->root && read->config.present &&
+          (read->tree.complete() || read->tree.unknowns.size() < model.setup->tree.unknowns.size()))
         model.setup = std::move(read);
     }
     // The package's own files were reported when they were read; config.json was not.
@@ -852,6 +950,11 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     if (!model.setup->tree.complete()) {
       for (const auto &[path, node] : named_modules(model.setup->tree))
         unsized_model_of_class.emplace(node->class_name, root);
+      // Its modules are known, in registration order, even where their sizes are not.
+      if (model.setup->tree.root) {
+        model.index = std::make_unique<TreeIndex>(model.setup->tree);
+        unsized_models.push_back(std::move(model));
+      }
       continue;
     }
     model.index = std::make_unique<TreeIndex>(model.setup->tree);
@@ -1020,6 +1123,23 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     }
     bool placed = ranking.placed, separated = ranking.separated, all_known = ranking.all_known;
     const std::string &text = ranking.text, &unplaced_operand = ranking.unplaced_operand;
+    if (!placed && settings.device_map.empty() && !settings.narrowed() &&
+        unsized_model_of_class.count(f.unit_class) && !rank_as_failing_on_one_gpu(f)) {
+      std::string order = placed_by_order(f, unsized_models);
+      if (!order.empty()) {
+        f.level = FindingLevel::Warning;
+        f.placement = prefix + "devlint could not size `" +
+                      unsized_model_of_class.at(f.unit_class) +
+                      "` completely from its configuration, but registration order alone places "
+                      "these operands: " +
+                      order +
+                      ", so every device_map=\"auto\" placement that splits the model separates "
+                      "them (whether the balanced budgets split it depends on the sizes devlint "
+                      "could not evaluate)";
+        kept.push_back(std::move(f));
+        continue;
+      }
+    }
     if (!placed || (!separated && !all_known)) {
       // With a configuration to size from, an error needs a placement that separates the
       // operands: without one (a model not sized completely, an operand no map entry holds) the
