@@ -56,6 +56,9 @@ struct OperandOrigin {
 struct RunCondition {
   std::string text;                   // as written: "self.config.num_aggregation_labels > 0"
   std::vector<std::string> attribute; // after `self`: {"config", "num_labels"}, {"rotary_value"}
+  // `self.config.cls_token[self.stage]`: the plain attribute of `self` indexing the value read
+  // ("stage"); empty when it is not indexed.
+  std::string subscript;
   // The configuration attribute that decides it: `self.config.Y`, or `self.X` that `__init__`
   // assigns `config.Y` or builds under `if config.Y:` (a child); empty when none is seen.
   std::string config_key;

@@ -540,6 +540,21 @@ void rank_unplaced(Finding &f, const Package &package, bool placed,
 // What `self.a` or `self.config.b` is in the module at `node`, as its __init__ left it: a child
 // module stands as "module"; nullopt when it was not kept.
 std::optional<nlohmann::json> self_value(const ModuleNode &node, const RunCondition &test) {
+  if (!test.subscript.empty()) {
+    RunCondition whole = test;
+    whole.subscript.clear();
+    std::optional<nlohmann::json> list = self_value(node, whole);
+    if (!list || !list->is_array() || !node.plain_values.is_object() ||
+        !node.plain_values.contains(test.subscript) ||
+        !node.plain_values.at(test.subscript).is_number_integer())
+      return std::nullopt;
+    int64_t i = node.plain_values.at(test.subscript).get<int64_t>();
+    if (i < 0)
+      i += static_cast<int64_t>(list->size());
+    if (i < 0 || i >= static_cast<int64_t>(list->size()))
+      return std::nullopt;
+    return list->at(static_cast<size_t>(i));
+  }
   if (test.attribute.size() == 2 && test.attribute[0] == "config") {
     if (node.configuration && node.configuration->contains(test.attribute[1]))
       return node.configuration->at(test.attribute[1]);
@@ -563,6 +578,8 @@ std::optional<bool> python_truth(const nlohmann::json &v) {
     return v.get<double>() != 0;
   if (v.is_string())
     return !v.get<std::string>().empty();
+  if (v.is_array())
+    return !v.empty();
   return std::nullopt;
 }
 

@@ -176,6 +176,13 @@ void self_tests_required(const SyntaxFile &file, const Expr *condition, bool hol
   test.holds = holds;
   if (condition->kind == ExprKind::Attribute) {
     test.attribute = self_attribute_path(condition);
+  } else if (condition->kind == ExprKind::Subscript && condition->operands.size() == 2) {
+    // A per-layer setting: `self.config.cls_token[self.stage]`.
+    std::vector<std::string> index = self_attribute_path(condition->operands[1]);
+    if (index.size() != 1)
+      return;
+    test.attribute = self_attribute_path(condition->operands[0]);
+    test.subscript = index[0];
   } else if (condition->kind == ExprKind::Compare && condition->operands.size() == 2 &&
              condition->operands[1]->range.end == condition->range.end) { // no chain
     static const char *const kComparisons[] = {"is", "is not", "==", "!=", "<", "<=", ">", ">="};

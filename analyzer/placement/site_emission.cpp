@@ -282,6 +282,8 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
                      [&](const RunCondition &t) { return rebound_after_init(*unit, t.attribute); }),
       tests.end());
   for (RunCondition &test : tests) {
+    if (!test.subscript.empty())
+      continue; // one element of a setting: no keyword sets it alone
     if (test.attribute.size() == 2 && test.attribute[0] == "config")
       test.config_key = test.attribute[1];
     else if (test.attribute.size() == 1)

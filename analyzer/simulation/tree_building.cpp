@@ -402,9 +402,14 @@ void Evaluator::set_module_attr(ModuleNode &node, const std::string &name, const
 }
 
 void Evaluator::keep_plain_values() {
-  auto plain = [](const Value &v) {
+  auto scalar = [](const Value &v) {
     return v.is(Kind::None) || v.is(Kind::Bool) || v.is(Kind::Int) || v.is(Kind::Float) ||
            v.is(Kind::Str);
+  };
+  // Scalars, and short lists of them (a per-stage setting: `config.cls_token[stage]`).
+  auto plain = [&](const Value &v) {
+    return scalar(v) || (v.is(Kind::List) && v.list && v.list->size() <= 64 &&
+                         std::all_of(v.list->begin(), v.list->end(), scalar));
   };
   std::unordered_map<const ObjectData *, std::shared_ptr<const nlohmann::json>> configurations;
   for (auto &[node, attrs] : module_attrs_) {
