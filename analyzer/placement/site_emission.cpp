@@ -219,6 +219,25 @@ void find_configuration_source(const ModuleClass &unit, const std::string &name,
     built_under(guard->first, guard->second);
     return;
   }
+  // `num_labels = getattr(config, "num_labels", 2)` then `self.num_labels = num_labels`: a local
+  // `__init__` assigns once from the configuration stands for that setting.
+  auto local_configuration_attribute = [&](const Expr *value) -> std::string {
+    if (!value || value->kind != ExprKind::Name)
+      return "";
+    std::string from;
+    size_t assignments = 0;
+    find_statement(init->body, [&](const Stmt *st) {
+      if (st->kind != StmtKind::Assign && st->kind != StmtKind::AugAssign)
+        return false;
+      for (const Expr *target : st->targets)
+        if (target->kind == ExprKind::Name && target->text == value->text) {
+          ++assignments;
+          from = st->kind == StmtKind::Assign ? configuration_attribute(st->value) : "";
+        }
+      return false;
+    });
+    return assignments == 1 ? from : "";
+  };
   std::string key;
   bool assigned = false;
   find_statement(init->body, [&](const Stmt *st) {
@@ -228,6 +247,8 @@ void find_configuration_source(const ModuleClass &unit, const std::string &name,
       if (target->kind == ExprKind::Attribute && target->text == name &&
           target->operands[0]->kind == ExprKind::Name && target->operands[0]->text == "self") {
         std::string from = configuration_attribute(st->value);
+        if (from.empty())
+          from = local_configuration_attribute(st->value);
         if (from.empty() || (assigned && from != key)) {
           key.clear();
           return true; // assigned something else too: not one setting
