@@ -62,7 +62,7 @@ std::optional<TextEdit> create_fresh_on_anchor(const Site &site, const Mismatch 
   const SiteOperand &operand = site.operands[moved];
   const Origin *fresh = nullptr;
   for (const Origin *o : operand.origins) {
-    if (o->kind != OriginKind::Fresh || o->label == "cpu" || fresh)
+    if (o->kind != OriginKind::Fresh || moved_to_cpu(o) || fresh)
       return std::nullopt; // several origins, or a `.cpu()`: only a move fixes all of them
     fresh = o;
   }

@@ -76,6 +76,12 @@ struct Origin {
   SourceRange range;
 };
 
+// `.cpu()`, `.to("cpu")`: a value the code itself moved to the CPU (a Fresh origin labelled
+// "cpu", as the tensor-method and device-argument models make it).
+inline bool moved_to_cpu(const Origin *o) {
+  return o->kind == OriginKind::Fresh && o->label == "cpu";
+}
+
 // Origins are interned per analysis; values hold pointers.
 using OriginSet = std::vector<const Origin *>;
 

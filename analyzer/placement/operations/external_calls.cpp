@@ -95,9 +95,7 @@ namespace {
 
 // `tokens_per_expert.cpu()`, `lengths.to("cpu")`: the code moved the value to the CPU on purpose.
 bool moved_to_cpu_on_purpose(const Value &v) {
-  return std::all_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
-    return o->kind == OriginKind::Fresh && o->label == "cpu";
-  });
+  return std::all_of(v.origins.begin(), v.origins.end(), moved_to_cpu);
 }
 
 } // namespace
