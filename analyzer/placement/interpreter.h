@@ -210,6 +210,43 @@ private:
   // A condition on such flags of the running function (`if not reverse:`), when decided.
   std::optional<bool> flag_truth(const Expr *e, int depth = 0) const;
   void find_unpassed_arguments();
+  // The calls of a submodule class's own `forward` when the package shows every one (single
+  // children and list elements, as find_unpassed_arguments and find_list_element_flags read
+  // them), each with the class whose method makes it.
+  struct KnownCalls {
+    const FunctionDef *forward = nullptr;
+    std::vector<std::pair<const Expr *, const ModuleClass *>> calls;
+    // Reads of the class's module list through another object: calls there are not seen.
+    std::vector<std::pair<const Expr *, const ModuleClass *>> other_uses;
+  };
+  void
+  note_list_reads_elsewhere(std::string_view list,
+                            std::vector<std::pair<const Expr *, const ModuleClass *>> &uses) const;
+  std::vector<KnownCalls> known_calls_;
+  // `self.X = <literal>` in a module's `__init__`, stored nowhere else in the package
+  // (constant_arguments.cpp).
+  struct ConstantAttribute {
+    const ModuleClass *owner = nullptr;
+    const Expr *value = nullptr;
+    const Stmt *store = nullptr;
+  };
+  std::unordered_map<std::string_view, ConstantAttribute> constant_attributes_;
+  void find_constant_attributes();
+  const ConstantAttribute *constant_attribute(const ModuleClass *cls, std::string_view name) const;
+  // None-default `forward` arguments every call that runs leaves None (unpassed_arguments_ and
+  // those handed on from them).
+  std::unordered_set<const Parameter *> always_none_arguments_;
+  void find_always_none_arguments();
+  // A condition of `fn` (a method of `cls`) the package decides: constant attributes, arguments
+  // always None (none_unchecked: without looking whether `fn` rebinds them).
+  std::optional<bool> decided_condition(const Expr *e, const FunctionDef &fn,
+                                        const ModuleClass *cls, bool none_unchecked = false,
+                                        int depth = 0) const;
+  // Whether code of `fn` that runs stores to `name` before `at` (or in a loop around it).
+  bool rebound_where_run(const FunctionDef &fn, const ModuleClass *cls, std::string_view name,
+                         const SourceRange &at) const;
+  // Whether `call` (in a method of `caller`, returned in `method`) sits in code that runs.
+  bool call_runs(const Expr *call, const ModuleClass *caller, const FunctionDef **method) const;
   void note_index_tensor(std::string_view operation, Args &args, size_t shift);
   void note_tensor(const Value &v) const {
     if (muted_sites_ == 0)

@@ -274,6 +274,14 @@ void Interpreter::exec_if(const Stmt *s) {
     exec_block(*always ? s->body : s->orelse);
     return;
   }
+  // `if query_states is not None:` where every call leaves it None; `if self.z_steps > 1:`
+  // where `__init__` set it to 0 for good.
+  if (std::optional<bool> always =
+          frame_->function ? decided_condition(s->value, *frame_->function, frame_->unit)
+                           : std::nullopt) {
+    exec_block(*always ? s->body : s->orelse);
+    return;
+  }
   eval(s->value);
   if (environment_too_large()) {
     exec_block(s->body);

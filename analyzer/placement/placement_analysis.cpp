@@ -171,8 +171,12 @@ private:
           !foreign_self(object))
         record_call(object->text, e);
     }
-    for (const Expr *operand : e->operands)
-      expr(operand, e, depth + 1);
+    // `isinstance(module, Encoding)` tests a type; it builds nothing.
+    bool type_test = e->kind == ExprKind::Call && (is_name(e->operands[0], "isinstance") ||
+                                                   is_name(e->operands[0], "issubclass"));
+    for (size_t i = 0; i < e->operands.size(); ++i)
+      if (!(type_test && i == 2))
+        expr(e->operands[i], e, depth + 1);
     for (const Keyword &k : e->keywords)
       expr(k.value, e, depth + 1);
   }
@@ -421,6 +425,12 @@ void Interpreter::find_unpassed_arguments() {
         unpassed_arguments_.insert(&p);
     }
     find_constant_flags(*cls, *forward, calls, constant_flags_);
+    KnownCalls known_of_class{forward, {}, {}};
+    for (const ChildUses::CallShape *shape : calls)
+      if (shape->call)
+        known_of_class.calls.emplace_back(shape->call, shape->caller);
+    if (known_of_class.calls.size() == calls.size())
+      known_calls_.push_back(std::move(known_of_class));
   }
 }
 
@@ -521,6 +531,7 @@ void Interpreter::find_list_element_flags() {
       continue;
     // Each call, with whether it runs (its guard decided by the caller's constant flags).
     std::vector<const Expr *> live;
+    KnownCalls element_calls_seen{forward, {}, {}};
     for (const auto &[owner, list] : lists) {
       for (const FunctionDef *method : owner->def->methods) {
         if (method->name == "__init__")
@@ -528,6 +539,8 @@ void Interpreter::find_list_element_flags() {
         std::vector<std::string_view> names;
         std::vector<const Expr *> calls;
         element_calls(method->body, list->name, names, calls);
+        for (const Expr *call : calls)
+          element_calls_seen.calls.emplace_back(call, owner);
         for (const Expr *call : calls) {
           std::optional<Guard> guard = innermost_guard(method->body, call->range);
           std::optional<bool> decided;
@@ -551,6 +564,44 @@ void Interpreter::find_list_element_flags() {
     for (size_t i = 1; i < forward->parameters.size(); ++i)
       if (auto value = flag_passed_by_every_call(forward->parameters[i], i, live))
         constant_flags_[&forward->parameters[i]] = *value;
+    // The list read through another object (`self.encoder.layer[-1]`) in any method: elements
+    // called where these calls do not show.
+    for (const auto &[owner, list] : lists)
+      note_list_reads_elsewhere(list->name, element_calls_seen.other_uses);
+    if (!element_calls_seen.calls.empty())
+      known_calls_.push_back(std::move(element_calls_seen));
+  }
+}
+
+void Interpreter::note_list_reads_elsewhere(
+    std::string_view list, std::vector<std::pair<const Expr *, const ModuleClass *>> &uses) const {
+  for (const auto &cls : pkg_.classes) {
+    if (!cls->def)
+      continue;
+    for (const FunctionDef *method : cls->def->methods) {
+      if (method->name == "__init__")
+        continue;
+      find_statement(method->body, [&](const Stmt *s) {
+        auto read_elsewhere = [&](const Expr *e) {
+          return any_subexpression(
+              e,
+              [&](const Expr *x) {
+                if (x->kind != ExprKind::Attribute || x->text != list ||
+                    is_name(x->operands[0], "self"))
+                  return false;
+                uses.emplace_back(x, cls.get());
+                return true;
+              },
+              64, false);
+        };
+        read_elsewhere(s->value);
+        for (const Expr *e : s->targets)
+          read_elsewhere(e);
+        for (const Expr *e : s->items)
+          read_elsewhere(e);
+        return false;
+      });
+    }
   }
 }
 
@@ -579,6 +630,8 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
       }
   find_unpassed_arguments();
   find_list_element_flags();
+  find_constant_attributes();
+  find_always_none_arguments();
 }
 
 bool Interpreter::is_setup_method(std::string_view name) {
@@ -751,8 +804,8 @@ void Interpreter::analyze_entry(const FunctionDef *fn, const ModuleClass *unit,
       frame.env[p.name] = self;
       continue;
     }
-    if (method && unpassed_arguments_.count(&p)) {
-      frame.env[p.name] = Value::neutral(); // None: see find_unpassed_arguments
+    if (method && always_none_arguments_.count(&p)) {
+      frame.env[p.name] = Value::neutral(); // None: see find_always_none_arguments
       continue;
     }
     frame.env[p.name] = input_for(p);
