@@ -25,6 +25,13 @@ namespace devlint {
 
 namespace {
 
+// PretrainedConfig's task attributes (configuration_utils.py: `num_labels` through
+// `id2label`/`label2id`, `problem_type`), which fine-tuning sets with from_pretrained's
+// keywords whatever the checkpoint chose.
+bool is_task_setting(std::string_view key) {
+  return key == "num_labels" || key == "problem_type" || key == "id2label" || key == "label2id";
+}
+
 struct Scenario {
   std::string name; // "3 GPUs", "max_memory 0=20GiB,1=24GiB", "the map in load.py"
   DeviceMap map;
@@ -564,6 +571,12 @@ std::optional<nlohmann::json> self_value(const ModuleNode &node, const RunCondit
     return std::nullopt;
   if (node.child(test.attribute[0]))
     return nlohmann::json("module");
+  // `self.pos_embed = None`, then `self.pos_embed = nn.Parameter(...)` under a setting: the
+  // parameter (or buffer) registered last is what the attribute holds.
+  for (const auto *tensors : {&node.parameters, &node.buffers})
+    for (const TreeTensor &t : *tensors)
+      if (t.name == test.attribute[0])
+        return nlohmann::json("tensor");
   if (node.plain_values.is_object() && node.plain_values.contains(test.attribute[0]))
     return node.plain_values.at(test.attribute[0]);
   return std::nullopt;
@@ -1068,7 +1081,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       continue;
     }
     Ranking ranking = rank_finding(f, all_models, passed_index);
-    std::string prefix; // the setting the line needs, when the model was built with it
+    std::string prefix;              // the setting the line needs, when the model was built with it
+    bool task_settings_only = false; // that setting only chooses the task (labels, loss)
     if (ranking.paths > 0 && ranking.paths_skipped == ranking.paths) {
       // No module of the unit runs the line in the model this configuration builds: its maps
       // say nothing about it (the module may not even be built there).
@@ -1133,8 +1147,11 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         continue;
       }
       std::string setting;
-      for (const auto &[key, value] : keywords.items())
+      task_settings_only = true;
+      for (const auto &[key, value] : keywords.items()) {
         setting += (setting.empty() ? "" : ", ") + printable(key) + "=" + python_literal(value);
+        task_settings_only = task_settings_only && is_task_setting(key);
+      }
       prefix = skipped + ". With `" + setting + "`: ";
       ranking = std::move(again);
     }
@@ -1174,7 +1191,11 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       continue;
     }
     if (separated) {
-      f.level = FindingLevel::Error;
+      // A line only an architecture setting other than the configuration's runs fails for the
+      // checkpoints that choose it, not for the model as configured: a warning that says which
+      // setting. The task settings every PretrainedConfig holds (`num_labels`, `problem_type`)
+      // are what fine-tuning passes to from_pretrained: the lines they pick run as written.
+      f.level = prefix.empty() || task_settings_only ? FindingLevel::Error : FindingLevel::Warning;
       f.placement = prefix + text;
       kept.push_back(std::move(f));
       continue;

@@ -120,10 +120,12 @@ void Interpreter::find_constant_attributes() {
     for (const FunctionDef *m : cls->def->methods) {
       if (m->name != "__init__")
         continue;
+      auto holder = file_of_.find(m);
+      const SyntaxFile *init_file = holder != file_of_.end() ? holder->second : cls->file;
       for (const Stmt *s : m->body)
         if (s && s->kind == StmtKind::Assign && s->targets.size() == 1 && is_literal(s->value))
           if (std::string_view name = self_attribute(s->targets[0]); !name.empty()) {
-            if (!candidates.emplace(name, ConstantAttribute{cls.get(), s->value, s}).second)
+            if (!candidates.emplace(name, ConstantAttribute{cls.get(), init_file, s->value}).second)
               stored_twice.insert(name);
           }
     }
@@ -199,7 +201,9 @@ std::optional<bool> Interpreter::decided_condition(const Expr *e, const Function
                                                    int depth) const {
   if (!e || depth > 16)
     return std::nullopt;
-  const SyntaxFile *file = cls ? cls->file : nullptr;
+  // The file holding `fn`'s body: an inherited method's may not be its class's.
+  auto holder = file_of_.find(&fn);
+  const SyntaxFile *file = holder != file_of_.end() ? holder->second : nullptr;
   if (e->kind == ExprKind::BoolOp && !e->operands.empty()) {
     if (e->text == "not") {
       std::optional<bool> inner =
@@ -243,14 +247,14 @@ std::optional<bool> Interpreter::decided_condition(const Expr *e, const Function
     return std::nullopt;
   if (std::string_view name = self_attribute(e); !name.empty())
     if (const ConstantAttribute *constant = constant_attribute(cls, name))
-      return literal_truth(*constant->owner->file, constant->value);
+      return literal_truth(*constant->file, constant->value);
   if (e->kind == ExprKind::Compare && e->operands.size() == 2) {
     const Expr *a = e->operands[0], *b = e->operands[1];
     std::string_view name = self_attribute(a);
     const ConstantAttribute *constant = name.empty() ? nullptr : constant_attribute(cls, name);
     if (!constant)
       return std::nullopt;
-    const SyntaxFile &owner_file = *constant->owner->file;
+    const SyntaxFile &owner_file = *constant->file;
     if (e->text == "is" || e->text == "is not") {
       if (b->kind != ExprKind::NoneLiteral)
         return std::nullopt;

@@ -227,8 +227,8 @@ private:
   // (constant_arguments.cpp).
   struct ConstantAttribute {
     const ModuleClass *owner = nullptr;
+    const SyntaxFile *file = nullptr; // the file of the `__init__` storing it
     const Expr *value = nullptr;
-    const Stmt *store = nullptr;
   };
   std::unordered_map<std::string_view, ConstantAttribute> constant_attributes_;
   void find_constant_attributes();

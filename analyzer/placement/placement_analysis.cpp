@@ -113,7 +113,12 @@ private:
         expr(t->operands[0], nullptr);
     for (const Expr *e : s->items)
       expr(e, nullptr);
-    expr(s->value, nullptr);
+    // `if self.conv_module:` tests whether the child was built; it hands it nowhere.
+    bool tested_child = (s->kind == StmtKind::If || s->kind == StmtKind::While) && s->value &&
+                        s->value->kind == ExprKind::Attribute &&
+                        is_name(s->value->operands[0], "self");
+    if (!tested_child)
+      expr(s->value, nullptr);
     stmts(s->body);
     stmts(s->orelse);
     for (const auto &h : s->handlers)
@@ -158,9 +163,13 @@ private:
     if (e->kind == ExprKind::Attribute && names_.count(e->text) && !foreign_self(e)) {
       bool called = parent && parent->kind == ExprKind::Call && parent->operands[0] == e;
       bool member = parent && parent->kind == ExprKind::Attribute;
+      // `self.conv is not None`, `not self.conv`: a test of whether the child was built.
+      bool tested = parent && ((parent->kind == ExprKind::Compare &&
+                                (parent->text == "is" || parent->text == "is not")) ||
+                               parent->kind == ExprKind::BoolOp);
       if (called)
         record_call(e->text, parent);
-      else if (!member || parent->text == "__call__")
+      else if ((!member || parent->text == "__call__") && !tested)
         uses_[e->text].escapes = true;
     }
     // `self.encoding.forward(...)` runs it as a call does.
@@ -652,9 +661,90 @@ static bool inherited_by_built_class(const Package &pkg, const ModuleClass *cls,
   });
 }
 
+namespace {
+
+// Methods of module classes that the package only ever calls as `self.m(...)` from methods of
+// their own class (or its subclasses), at least once, and mentions nowhere else: they run with
+// what those callers pass (the analysis inlines them there), so they are not entries of their
+// own. `forward`, dunder methods and methods the package never calls (user API, library hooks
+// such as `_reorder_cache`) stay entries.
+std::unordered_set<const FunctionDef *> self_called_helpers(const Package &pkg) {
+  // Per name: the classes making `self.name(...)` calls, how often the name is read as an
+  // attribute at all (those calls included), and whether a string spells it (`getattr`).
+  std::unordered_map<std::string_view, std::vector<const ModuleClass *>> self_calls;
+  std::unordered_map<std::string_view, size_t> attribute_reads;
+  std::unordered_set<std::string_view> strings;
+  for (const SyntaxFile *file : pkg.files) {
+    auto scan = [&](const std::vector<Stmt *> &body, const ModuleClass *owner) {
+      find_statement(body, [&](const Stmt *s) {
+        auto visit = [&](const Expr *e) {
+          any_subexpression(
+              e,
+              [&](const Expr *x) {
+                if (x->kind == ExprKind::Attribute)
+                  ++attribute_reads[x->text];
+                else if (x->kind == ExprKind::String)
+                  strings.insert(x->text);
+                else if (x->kind == ExprKind::Call && owner &&
+                         x->operands[0]->kind == ExprKind::Attribute &&
+                         is_name(x->operands[0]->operands[0], "self"))
+                  self_calls[x->operands[0]->text].push_back(owner);
+                return false;
+              },
+              64, false);
+        };
+        visit(s->value);
+        for (const Expr *e : s->targets)
+          visit(e);
+        for (const Expr *e : s->items)
+          visit(e);
+        return false;
+      });
+    };
+    for (const ClassDef *c : file->classes) {
+      const ModuleClass *owner = pkg.find_class(c->name, file);
+      for (const FunctionDef *m : c->methods)
+        scan(m->body, owner);
+    }
+    for (const FunctionDef *f : file->functions)
+      scan(f->body, nullptr);
+    scan(file->body, nullptr);
+  }
+  std::unordered_set<const FunctionDef *> helpers;
+  for (const auto &cls : pkg.classes) {
+    if (!cls->is_module || !cls->def)
+      continue;
+    for (const FunctionDef *m : cls->def->methods) {
+      if (m->name == "forward" || m->name.substr(0, 2) == "__" || m->is_property ||
+          strings.count(m->name))
+        continue;
+      auto calls = self_calls.find(m->name);
+      if (calls == self_calls.end())
+        continue;
+      // Every read of the name is one of those calls, made in this class or a subclass.
+      if (attribute_reads[m->name] != calls->second.size())
+        continue;
+      bool own = std::all_of(calls->second.begin(), calls->second.end(), [&](const ModuleClass *c) {
+        for (int steps = 0; c && steps < 16; ++steps) {
+          if (c == cls.get())
+            return true;
+          c = c->bases.empty() ? nullptr : c->bases[0];
+        }
+        return false;
+      });
+      if (own)
+        helpers.insert(m);
+    }
+  }
+  return helpers;
+}
+
+} // namespace
+
 void Interpreter::run() {
   collect_caller_child_moves();
   const auto never_built = never_built_classes(pkg_);
+  const auto helpers = self_called_helpers(pkg_);
   for (const auto &cls : pkg_.classes) {
     if (!cls->is_module) {
       // A pipeline's methods (its package bases' too, where it does not override them).
@@ -675,6 +765,8 @@ void Interpreter::run() {
       // A class whose constructor always raises runs nothing of its own.
       if (never_built.count(cls.get()) &&
           !inherited_by_built_class(pkg_, cls.get(), m, never_built))
+        continue;
+      if (helpers.count(m))
         continue;
       analyze_entry(m, cls.get());
       if (reads_model_parallel_flag(*m)) {

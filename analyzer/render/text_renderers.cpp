@@ -135,8 +135,8 @@ void render_summary(std::ostream &out, const std::vector<Finding> &findings,
   });
   if (warnings) // the summary counts both ranks
     out << findings.size() - warnings << " at level error, " << warnings
-        << " at level warning (no device_map=\"auto\" placement is known to separate their "
-           "operands).\n";
+        << " at level warning (for the model as configured, no device_map=\"auto\" placement "
+           "is known to separate their operands).\n";
   if (fixable)
     out << "[*] " << fixable << " fixable with the `--fix` option.\n";
   if (options.files_not_checked)

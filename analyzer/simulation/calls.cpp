@@ -299,6 +299,8 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     return call_method(*callee.bound_self, std::string(leaf), std::move(a), frame, call);
   if (starts_with(name, "builtins."))
     return call_builtin(leaf, std::move(a), frame, call);
+  if (starts_with(name, kActivationClass))
+    return activation_module(Value::str(std::string(name.substr(kActivationClass.size()))), frame);
   if (starts_with(name, kOtherModelConfiguration))
     return configuration_of_other_model(std::string(name.substr(kOtherModelConfiguration.size())),
                                         a);
@@ -717,7 +719,10 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   // torch.where(cond, a, b), torch.maximum(a, b): elementwise over their broadcast tensors. Where
   // every tensor argument has one shape (scalars broadcast to it), the result has that shape.
   if ((name == "torch.where" && a.positional.size() == 3) ||
-      ((name == "torch.maximum" || name == "torch.minimum") && a.positional.size() == 2)) {
+      ((name == "torch.maximum" || name == "torch.minimum" || name == "torch.div" ||
+        name == "torch.floor_divide" || name == "torch.remainder" || name == "torch.fmod" ||
+        name == "torch.true_divide") &&
+       a.positional.size() == 2)) {
     // Every tensor's shape known: they broadcast (numbers do too).
     std::optional<std::vector<int64_t>> broadcast = std::vector<int64_t>{};
     const Value *first_value = nullptr;

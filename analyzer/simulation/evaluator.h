@@ -60,6 +60,8 @@ struct MroEntry {
 // A configuration class that CONFIG_MAPPING names but the package does not define: a namespace
 // value `kOtherModelConfiguration + model_type`, called like the class (sub_models.cpp).
 inline constexpr std::string_view kOtherModelConfiguration = "configuration of model_type ";
+// The Namespace value naming transformers' `ACT2CLS[name]`, the class of activation `name`.
+inline constexpr std::string_view kActivationClass = "activation class ";
 
 constexpr int kMaxDepth = 48;
 constexpr size_t kMaxLoop = 20000;

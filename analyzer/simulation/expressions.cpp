@@ -413,8 +413,14 @@ Value Evaluator::eval_subscript(const Expr *e, Frame &frame) {
     return Value::unknown("subscript");
   if (v.is(Kind::Namespace)) {
     std::string_view leaf = leaf_name(v.text);
-    if (leaf == "ACT2FN" || leaf == "ACT2CLS")
+    if (leaf == "ACT2FN")
       return activation_module(eval(e->operands[1], frame), frame);
+    // `ACT2CLS[name]` is the activation's class: calling it builds the module.
+    if (leaf == "ACT2CLS") {
+      Value name = eval(e->operands[1], frame);
+      return name.is(Kind::Str) ? Value::ns(std::string(kActivationClass) + name.text)
+                                : Value::unknown("ACT2CLS of an unknown name");
+    }
     if (leaf == "CONFIG_MAPPING") { // model_type -> configuration class
       Value key = eval(e->operands[1], frame);
       if (key.is(Kind::Str))

@@ -80,6 +80,16 @@ Value Evaluator::call_method(const Value &self, const std::string &name, Argumen
                                               : std::toupper(static_cast<unsigned char>(c)));
       return Value::str(s);
     }
+    if ((name == "strip" || name == "lstrip" || name == "rstrip") &&
+        (p.empty() || (p.size() == 1 && (p[0].is(Kind::Str) || p[0].is(Kind::None))))) {
+      // `[x.strip() for x in config.norm_rel_ebd.split("|")]`
+      const std::string chars = p.empty() || p[0].is(Kind::None) ? " \t\n\r\f\v" : p[0].text;
+      size_t begin = name == "rstrip" ? 0 : self.text.find_first_not_of(chars);
+      if (begin == std::string::npos)
+        return Value::str("");
+      size_t end = name == "lstrip" ? self.text.size() : self.text.find_last_not_of(chars) + 1;
+      return Value::str(self.text.substr(begin, end - begin));
+    }
     if ((name == "startswith" || name == "endswith") && p.size() == 1 && p[0].is(Kind::Str))
       return Value::boolean(name == "startswith" ? starts_with(self.text, p[0].text)
                                                  : ends_with_str(self.text, p[0].text));
