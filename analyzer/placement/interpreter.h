@@ -395,7 +395,8 @@ private:
   std::optional<Value> own_method_call(const Expr *call);
   // module_calls.cpp
   Value module_call(const Value &callee, const Expr *call, const Args &args);
-  void mark_through_empty_child(Value &v, const OriginSet &handed, std::string_view child_path);
+  void mark_through_empty_child(Value &v, const OriginSet &handed, std::string_view child_path,
+                                const Expr *forward_call = nullptr);
   void note_module_arguments(const Value &callee, const Expr *call, const Args &args);
   std::optional<Value> local_callable_call(const Expr *call);
   std::optional<Value> handed_module_forward(const Expr *call);
