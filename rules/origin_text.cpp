@@ -174,6 +174,14 @@ std::string describe_origin(const Origin &o, const Site &site) {
   }
   if (site.file && site.file->explicit_placement)
     return describe_cpp_origin(o, site);
+  // Computed by a module holding nothing (its own forward): its output, made from its input.
+  if (!o.made_by_empty_child.empty()) {
+    Origin handed = o;
+    handed.made_by_empty_child = {};
+    return "output of `self." + python_path(o.made_by_empty_child) + "`, line " +
+           std::to_string(o.empty_child_call.line) +
+           ", computed from what it was handed: " + describe_origin(handed, site);
+  }
   std::string line = ", line " + std::to_string(o.range.line);
   std::string label = o.kind == OriginKind::Input || o.kind == OriginKind::Skip ||
                               o.kind == OriginKind::Fresh || o.kind == OriginKind::LiteralDevice
@@ -267,6 +275,8 @@ std::string short_origin(const Origin &o, const Site &site) {
     return moved_text(o);
   if (site.file && site.file->explicit_placement)
     return short_cpp_origin(o, site);
+  if (!o.made_by_empty_child.empty())
+    return "from `self." + python_path(o.made_by_empty_child) + "`";
   std::string label = o.kind == OriginKind::Input || o.kind == OriginKind::Skip ||
                               o.kind == OriginKind::Fresh || o.kind == OriginKind::LiteralDevice
                           ? std::string(o.label)

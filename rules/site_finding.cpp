@@ -362,10 +362,15 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   f.message = std::move(message);
   if (const SiteRule *site_rule = rule.site_rule())
     f.why = site_rule->why(context);
+  // Where the value was made: by the call of a module holding nothing that computed it, if one did.
+  auto made_at = [](const Origin *o) {
+    return o->empty_child_file ? o->empty_child_call : o->range;
+  };
   auto related = [&](const Origin *o, std::string role) {
     RelatedLocation r;
-    r.path = o->file ? o->file->source->display_path : file.display_path;
-    r.range = o->range;
+    const SyntaxFile *made_in = o->empty_child_file ? o->empty_child_file : o->file;
+    r.path = made_in ? made_in->source->display_path : file.display_path;
+    r.range = made_at(o);
     r.message = std::move(role);
     f.origins.push_back(std::move(r));
   };
@@ -375,7 +380,7 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
                             "`: " + describe_origin(*m.anchor_origin, site);
   // Per-iteration outputs gathered in one list: one origin, said once.
   if (anchor_text != f.origins.back().message ||
-      m.anchor_origin->range.begin != f.origins.back().range.begin)
+      made_at(m.anchor_origin).begin != f.origins.back().range.begin)
     related(m.anchor_origin, std::move(anchor_text));
   // "`expr`: where `Class.method` <does>, line N".
   auto where = [&](const CodePlace &place, const std::string &does) {

@@ -293,6 +293,13 @@ bool is_non_tensor_builtin(std::string_view name) { return non_tensor_builtins()
 bool is_parameterless_module(std::string_view leaf) {
   return parameterless_modules().count(leaf) > 0;
 }
+bool is_dropout_function(std::string_view leaf) {
+  static const std::unordered_set<std::string_view> names = {
+      "dropout",        "dropout1d",     "dropout2d",
+      "dropout3d",      "alpha_dropout", "feature_alpha_dropout",
+      "feature_dropout"};
+  return names.count(leaf) > 0;
+}
 std::optional<AffineFlag> norm_affine_flag(std::string_view leaf) {
   if (leaf == "LayerNorm" || leaf == "RMSNorm")
     return AffineFlag{2, "elementwise_affine"};

@@ -73,6 +73,9 @@ bool is_non_tensor_builtin(std::string_view name);
 // calling them moves nothing and their output sits where their input was ("torch.nn":
 // Non-linear Activations, Dropout, Pooling, Padding, Vision layers; transformers.activations).
 bool is_parameterless_module(std::string_view leaf);
+// torch.nn.functional's dropout family (`F.dropout(x, p, training)`, `torch.dropout`): out of
+// training they return their input as it is.
+bool is_dropout_function(std::string_view leaf);
 // nn.ModuleList / nn.ModuleDict / nn.Sequential.
 bool is_module_container(std::string_view leaf);
 // Where a torch norm layer takes the flag that gives it weights: `elementwise_affine` (LayerNorm,

@@ -162,6 +162,16 @@ private:
   bool cpu_probe_hit_ = false;
   CodePlace cpu_probe_use_; // where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
+  // A loss class of the package built in a method and called (`criterion(mask, outputs, ...,
+  // labels)`), its `forward` run muted with the call's arguments: which of them meet in one of
+  // its operations, in the order they do (operations/losses.cpp).
+  struct ArgumentMeetings {
+    std::vector<OriginSet> arguments;             // each argument's origins, in the call's order
+    std::vector<std::pair<size_t, size_t>> pairs; // (first operand's, other's) argument indices
+    bool combined = false; // some operation combined what two arguments made, apart or not
+  };
+  ArgumentMeetings *argument_meetings_ = nullptr;
+  void note_argument_meeting(const Site &site);
   // Whether the running branch excludes every child of the unit that holds weights: a branch
   // under the negation of the condition its constructor builds them under
   // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
@@ -395,7 +405,8 @@ private:
   std::optional<Value> own_method_call(const Expr *call);
   // module_calls.cpp
   Value module_call(const Value &callee, const Expr *call, const Args &args);
-  void mark_through_empty_child(Value &v, const OriginSet &handed, std::string_view child_path);
+  void mark_through_empty_child(Value &v, const OriginSet &handed, std::string_view child_path,
+                                const Expr *forward_call = nullptr);
   void note_module_arguments(const Value &callee, const Expr *call, const Args &args);
   std::optional<Value> local_callable_call(const Expr *call);
   std::optional<Value> handed_module_forward(const Expr *call);
@@ -425,6 +436,7 @@ private:
   // losses.cpp
   std::optional<Value> loss_class_call(const Expr *call);
   static Value loss_function();
+  Value package_loss_call(const Value &loss, const Expr *call, const Args &args, std::string name);
   // torch_functions.cpp: torch.* / F.* / nn.functional.*
   Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
   Value concat_site(const Expr *call, const Args &args, const std::string &dotted);

@@ -57,6 +57,12 @@ struct Origin {
   // Where a map splits the unit, that child is a map entry of its own and its hook moves the
   // value to the entry's device (docs/DEVICE_MODEL.md section 2); otherwise it stays put.
   std::string_view through_empty_child;
+  // A child holding nothing whose own forward computed the value from what it was handed (an
+  // integral over bins; not a pass-through such as a dropout): the value is that child's output,
+  // made by the call at `empty_child_call` in `empty_child_file`, whatever made its input.
+  std::string_view made_by_empty_child;
+  SourceRange empty_child_call;
+  const SyntaxFile *empty_child_file = nullptr;
   // HeldState on `self`: the method that allocates it for every layer alike, on a device the
   // layer does not choose (`_setup_cache(batch, device)`, a root's loop over its layers).
   std::string_view allocated_by;

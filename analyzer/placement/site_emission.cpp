@@ -316,6 +316,8 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
+  if (argument_meetings_ && muted_sites_ > 0 && combines_operands(site.kind))
+    note_argument_meeting(site);
   // Python script code is checked for literal placements only; where code is placed
   // explicitly (LibTorch), script code combining placed tensors is checked like any code.
   if (muted_sites_ > 0 || (frame_->script && site.kind != SiteKind::ModelCall &&
@@ -454,14 +456,35 @@ Value Interpreter::operation_site(SiteKind kind, const Expr *call, const Args &a
   }
   // `torch.where(labels == -1, weight, embedding)` gives the values, not the condition: a value
   // anchors the move (and the result), the condition built from inputs is what moves.
-  if (!receiver && ends_with(site.operation, ".where") && call->operands.size() > 1 &&
-      site.operands.size() > 1 && site.operands.front().expr == call->operands[1])
+  const bool where_values = !receiver && ends_with(site.operation, ".where") &&
+                            call->operands.size() > 1 && !args.positional.empty();
+  if (where_values && site.operands.size() > 1 && site.operands.front().expr == call->operands[1])
     std::rotate(site.operands.begin(), site.operands.begin() + 1, site.operands.end());
   const OriginSet *reported = site.operands.size() > 1 ? emit(site) : nullptr;
   if (receiver && receiver->kind == Value::Kind::Tensor)
     return *receiver;
   Value out;
-  out.origins = tensor_union(args);
+  if (where_values) {
+    // The result's device is every operand's (they must agree, a 0-dim CPU one aside), but its
+    // values are the 2nd and 3rd operands': name it by them, a tensor the model made before a
+    // CPU filler (`torch.tensor(-100).type_as(labels)`), and by the condition last.
+    Args values;
+    values.positional.assign(args.positional.begin() + 1, args.positional.end());
+    for (const auto &[keyword, value] : args.keywords)
+      if (torch_catalog::is_tensor_operand_keyword(keyword))
+        values.positional.push_back(value);
+    values.positional.push_back(args.positional.front());
+    auto made_by_model = [](const Value &v) {
+      return std::any_of(v.origins.begin(), v.origins.end(), [](const Origin *o) {
+        return !made_on_cpu(o) && o->kind != OriginKind::LiteralDevice &&
+               o->kind != OriginKind::RunTimeDevice;
+      });
+    };
+    std::stable_partition(values.positional.begin(), values.positional.end() - 1, made_by_model);
+    out.origins = tensor_union(values);
+  } else {
+    out.origins = tensor_union(args);
+  }
   add_origins(out.origins, listed);
   out.kind = out.origins.empty() ? Value::Kind::Neutral : Value::Kind::Tensor;
   return anchored_result(reported, out);

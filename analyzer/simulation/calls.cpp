@@ -1119,6 +1119,16 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
           return Value::boolean(true);
         continue;
       }
+      // A module the evaluated __init__ built from a package class against a package class
+      // (`isinstance(self.encoder, SpeechT5EncoderWithTextPrenet)`): its class or a base of it.
+      if (t.is(Kind::Class) && t.class_def && v.is(Kind::Module) && v.module) {
+        if (std::optional<ClassRef> own = node_class(v.module)) {
+          if (derives_from(own->def, t.class_def->name, 0))
+            return Value::boolean(true);
+          continue;
+        }
+        return Value::unknown("isinstance of a module of an unknown class");
+      }
       // A sub-configuration read back from config.json has lost its class: its model_type
       // names it (the class that to_dict wrote it from).
       if (t.is(Kind::Class) && t.class_def && v.is(Kind::Object) && v.object &&

@@ -13,9 +13,97 @@
 #include <unordered_set>
 
 #include "model/text.h"
+#include "model/torch_catalog.h"
 #include "placement/operations/call_shapes.h"
 
 namespace devlint {
+namespace {
+
+void assigned_names(const Expr *target, std::unordered_set<std::string_view> &out) {
+  if (!target)
+    return;
+  if (target->kind == ExprKind::Name)
+    out.insert(target->text);
+  else if (target->kind == ExprKind::Tuple || target->kind == ExprKind::Starred)
+    for (const Expr *e : target->operands)
+      assigned_names(e, out);
+}
+
+void collect_statements(const std::vector<Stmt *> &body, std::vector<const Stmt *> &returns,
+                        std::unordered_set<std::string_view> &assigned) {
+  for (const Stmt *s : body) {
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef)
+      continue;
+    if (s->kind == StmtKind::Return && s->value)
+      returns.push_back(s);
+    if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign || s->kind == StmtKind::For ||
+        s->kind == StmtKind::With)
+      for (const Expr *t : s->targets)
+        assigned_names(t, assigned);
+    collect_statements(s->body, returns, assigned);
+    collect_statements(s->orelse, returns, assigned);
+    for (const auto &handler : s->handlers)
+      collect_statements(handler, returns, assigned);
+    collect_statements(s->finalbody, returns, assigned);
+  }
+}
+
+// What a returned expression hands back of its values as they are, out of training: the input
+// of a dropout function (`F.dropout(x, p, self.training)`), of a view that only rearranges
+// (`x.transpose(-1, -2)`), or the expression itself.
+const Expr *values_returned(const Expr *e, int depth = 0) {
+  static const std::unordered_set<std::string_view> rearranging = {
+      "transpose", "permute", "view", "reshape", "contiguous", "squeeze", "unsqueeze", "flatten"};
+  if (!e || e->kind != ExprKind::Call || depth > 4)
+    return e;
+  const Expr *callee = e->operands[0];
+  std::string_view leaf = callee_leaf(e);
+  if (torch_catalog::is_dropout_function(leaf)) {
+    const Keyword *input = e->keyword("input");
+    return values_returned(input                    ? input->value
+                           : e->operands.size() > 1 ? e->operands[1]
+                                                    : nullptr,
+                           depth + 1);
+  }
+  if (callee->kind == ExprKind::Attribute && rearranging.count(leaf))
+    return values_returned(callee->operands[0], depth + 1);
+  return e;
+}
+
+// Whether `fn` may hand back one of its parameters with its values as it received them: `return
+// x` with `x` never rebound, a dropout or a rearranging view of it, or the call of a module-level
+// function of its file that may (`return drop_path(x, self.drop_prob, self.training)`, whose
+// `drop_path` returns `input` when not training). Such a module passes its input through out of
+// training, as a dropout does; one that rebinds what it returns (`corners = F.softmax(corners,
+// ...)`, `return corners`) computes a value of its own.
+bool may_return_argument(const Package &pkg, const SyntaxFile *file, const FunctionDef *fn,
+                         int depth = 0) {
+  std::vector<const Stmt *> returns;
+  std::unordered_set<std::string_view> assigned;
+  collect_statements(fn->body, returns, assigned);
+  auto handed = [&](const Expr *e) {
+    return e && e->kind == ExprKind::Name && e->text != "self" && !assigned.count(e->text) &&
+           std::any_of(fn->parameters.begin(), fn->parameters.end(),
+                       [&](const Parameter &p) { return !p.variadic && p.name == e->text; });
+  };
+  for (const Stmt *r : returns) {
+    const Expr *v = values_returned(r->value);
+    if (handed(v))
+      return true;
+    if (depth > 0 || !v || v->kind != ExprKind::Call || v->operands[0]->kind != ExprKind::Name ||
+        std::none_of(v->operands.begin() + 1, v->operands.end(), handed))
+      continue;
+    auto own = file ? pkg.functions_of_file.find(file) : pkg.functions_of_file.end();
+    if (own == pkg.functions_of_file.end())
+      continue;
+    auto helper = own->second.find(v->operands[0]->text);
+    if (helper != own->second.end() && may_return_argument(pkg, file, helper->second, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
 
 // What a class's forward hands a submodule of the package, by the callee's parameter: a split
 // callee has no hook, so its arguments arrive where these values are (the placement ranking
@@ -135,8 +223,12 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       Value out = call_function(forward, call, aligned, true, callee.module_class);
       --muted_sites_;
       // What it computed from the tensors it was handed is where its hook moved them, when a
-      // split of this unit makes it a map entry (as for a dropout, below).
-      mark_through_empty_child(out, first.origins, callee.path);
+      // split of this unit makes it a map entry (as for a dropout, below). It is the module's
+      // output unless the module may pass its input through (a drop path out of training).
+      auto file = file_of_.find(forward);
+      const bool passes_through =
+          may_return_argument(pkg_, file != file_of_.end() ? file->second : nullptr, forward);
+      mark_through_empty_child(out, first.origins, callee.path, passes_through ? nullptr : call);
       return out;
     }
   if (child && !child->has_parameters) {
@@ -165,18 +257,25 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
 // The origins of `v` among `handed` (the tensors a child holding nothing was handed) now went
 // through that child: where a split of the unit makes it a map entry, its hook moved them to its
 // device (docs/DEVICE_MODEL.md section 2). What it made itself (a CPU constructor) stays put.
+// With `forward_call`, the child's own forward computed them: they are its output, named so,
+// while their device is still decided by what it was handed and its hook.
 void Interpreter::mark_through_empty_child(Value &v, const OriginSet &handed,
-                                           std::string_view child_path) {
+                                           std::string_view child_path, const Expr *forward_call) {
   if (v.kind == Value::Kind::Tuple && v.elements) {
     auto elements = std::make_shared<std::vector<Value>>(*v.elements);
     for (Value &e : *elements)
-      mark_through_empty_child(e, handed, child_path);
+      mark_through_empty_child(e, handed, child_path, forward_call);
     v.elements = elements;
   }
   for (const Origin *&o : v.origins)
     if (std::find(handed.begin(), handed.end(), o) != handed.end()) {
       Origin &copy = origins_.emplace_back(*o);
       copy.through_empty_child = child_path;
+      if (forward_call) {
+        copy.made_by_empty_child = child_path;
+        copy.empty_child_call = forward_call->range;
+        copy.empty_child_file = frame_->file;
+      }
       o = &copy;
     }
 }
@@ -202,7 +301,7 @@ std::optional<Value> Interpreter::local_callable_call(const Expr *call) {
   if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
     return module_call(v, call, eval_args(call));
   if (v.kind == Value::Kind::LossFunction)
-    return loss_site(call, eval_args(call), std::string(name) + "(...)");
+    return package_loss_call(v, call, eval_args(call), std::string(name) + "(...)");
   return std::nullopt;
 }
 
@@ -386,6 +485,9 @@ const Origin *Interpreter::seen_from_caller(const Origin *o, std::string_view re
     if (!o->through_empty_child.empty())
       copy.through_empty_child =
           intern(std::string(receiver_path) + "." + std::string(o->through_empty_child));
+    if (!o->made_by_empty_child.empty())
+      copy.made_by_empty_child =
+          intern(std::string(receiver_path) + "." + std::string(o->made_by_empty_child));
     copy.unit = frame_->unit;
     copy.function = frame_->function;
     return &copy;
