@@ -219,6 +219,15 @@ void find_configuration_source(const ModuleClass &unit, const std::string &name,
     built_under(guard->first, guard->second);
     return;
   }
+  // `if config.use_mask_token: self.mask_token = nn.Parameter(...)`, `else: ... = None`.
+  for (const ParameterDecl *param : unit.all_parameters()) {
+    if (param->name != name)
+      continue;
+    auto guard = construction_guard(init->body, param->range.begin);
+    if (guard && guard->first)
+      built_under(guard->first, guard->second);
+    return;
+  }
   // `num_labels = getattr(config, "num_labels", 2)` then `self.num_labels = num_labels`: a local
   // `__init__` assigns once from the configuration stands for that setting.
   auto local_configuration_attribute = [&](const Expr *value) -> std::string {
@@ -313,6 +322,36 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
   return tests;
 }
 
+// An operand that is the unit's own parameter, which `__init__` makes only under a test of the
+// configuration (`if config.use_mask_token: self.mask_token = nn.Parameter(...)`, else None): the
+// line runs only where that parameter exists, a run condition like a written
+// `if self.mask_token is not None:`.
+void Interpreter::note_parameters_built_by_setting(Site &site) const {
+  const ModuleClass *unit = frame_->unit;
+  if (!unit || !unit->file)
+    return;
+  for (const auto &operand : site.operands)
+    for (const Origin *o : operand.origins) {
+      if (o->kind != OriginKind::Parameter || o->unit != unit ||
+          o->label.find('.') != std::string_view::npos)
+        continue;
+      std::string name(o->label);
+      bool listed = std::any_of(
+          site.run_conditions.begin(), site.run_conditions.end(),
+          [&](const RunCondition &t) { return t.attribute.size() == 1 && t.attribute[0] == name; });
+      if (listed || rebound_after_init(*unit, {name}))
+        continue;
+      RunCondition test;
+      test.text = "self." + name + " is not None";
+      test.attribute = {name};
+      test.comparison = "is not";
+      test.literal = "null";
+      find_configuration_source(*unit, name, test);
+      if (!test.config_key.empty() && test.config_truth)
+        site.run_conditions.push_back(std::move(test));
+    }
+}
+
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
@@ -332,6 +371,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.tensor_subscripts = &tensor_subscripts_;
   site.unit_whole = branch_excludes_weighted_children();
   site.run_conditions = run_conditions();
+  note_parameters_built_by_setting(site);
   site.pipeline = frame_->pipeline != nullptr;
   site.first_pass = first_passes_ > 0;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost
