@@ -695,7 +695,14 @@ std::optional<nlohmann::json> value_for_the_line(const RunCondition &test,
       return nlohmann::json(!literal.get<bool>());
     if (literal.is_number_integer())
       return nlohmann::json(literal.get<int64_t>() + 1);
+    if (literal.is_number_float())
+      return nlohmann::json(literal.get<double>() + 1.0);
     return std::nullopt;
+  }
+  // `self.config.eps > 0.0` (label smoothing): a nearby value on the line's side.
+  if (literal.is_number_float()) {
+    double x = literal.get<double>();
+    return nlohmann::json(op == ">" ? x + 0.1 : op == "<" ? x - 0.1 : x);
   }
   if (!literal.is_number_integer())
     return std::nullopt;
