@@ -162,16 +162,6 @@ private:
   bool cpu_probe_hit_ = false;
   CodePlace cpu_probe_use_; // where the probe's tensor met the model's
   void note_probe_hit(const Expr *use);
-  // A loss class of the package built in a method and called (`criterion(mask, outputs, ...,
-  // labels)`), its `forward` run muted with the call's arguments: which of them meet in one of
-  // its operations, in the order they do (operations/losses.cpp).
-  struct ArgumentMeetings {
-    std::vector<OriginSet> arguments;             // each argument's origins, in the call's order
-    std::vector<std::pair<size_t, size_t>> pairs; // (first operand's, other's) argument indices
-    bool combined = false; // some operation combined what two arguments made, apart or not
-  };
-  ArgumentMeetings *argument_meetings_ = nullptr;
-  void note_argument_meeting(const Site &site);
   // Whether the running branch excludes every child of the unit that holds weights: a branch
   // under the negation of the condition its constructor builds them under
   // (`if self.num_extra == 0:` where `__init__` builds `self.extra` under `if self.num_extra >
@@ -437,7 +427,6 @@ private:
   // losses.cpp
   std::optional<Value> loss_class_call(const Expr *call);
   static Value loss_function();
-  Value package_loss_call(const Value &loss, const Expr *call, const Args &args, std::string name);
   // torch_functions.cpp: torch.* / F.* / nn.functional.*
   Value torch_call(const Expr *call, std::string_view leaf, const std::string &dotted);
   Value concat_site(const Expr *call, const Args &args, const std::string &dotted);

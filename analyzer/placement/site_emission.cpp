@@ -355,8 +355,6 @@ void Interpreter::note_parameters_built_by_setting(Site &site) const {
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
-  if (argument_meetings_ && muted_sites_ > 0 && combines_operands(site.kind))
-    note_argument_meeting(site);
   // Python script code is checked for literal placements only; where code is placed
   // explicitly (LibTorch), script code combining placed tensors is checked like any code.
   if (muted_sites_ > 0 || (frame_->script && site.kind != SiteKind::ModelCall &&

@@ -301,7 +301,7 @@ std::optional<Value> Interpreter::local_callable_call(const Expr *call) {
   if (v.kind == Value::Kind::Module || v.kind == Value::Kind::ModuleItem)
     return module_call(v, call, eval_args(call));
   if (v.kind == Value::Kind::LossFunction)
-    return package_loss_call(v, call, eval_args(call), std::string(name) + "(...)");
+    return loss_site(call, eval_args(call), std::string(name) + "(...)");
   return std::nullopt;
 }
 
