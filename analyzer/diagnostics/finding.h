@@ -67,6 +67,10 @@ struct RunCondition {
   std::string comparison; // "" (its truth), "is", "is not", "==", "!=", "<", "<=", ">", ">="
   std::string literal;    // what it is compared with, as JSON ("0", "null", "\"gelu\"")
   bool holds = true;      // the line runs where the test holds (false: where it fails)
+  // A test of the unit's own `forward` arguments instead (`if image_embeddings is not None:`):
+  // the line runs only where the caller hands the module at least one of these (defaulting to
+  // None) as a tensor; `attribute` is empty then.
+  std::vector<std::string> arguments;
 };
 
 struct Finding {

@@ -190,26 +190,58 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
 // Where the module at `unit_path`, which has no hook, receives its forward's `parameter`: where
 // the value its caller passes sits (docs/DEVICE_MODEL.md section 2), resolved in the caller.
 // Empty when the caller's value is not known.
+// The module whose forward calls the module at `unit_path`, the name it calls it by, and the
+// element's place when it is one of a container's (ModuleList, Sequential: no class of the
+// package), which its owner calls by the container's name.
+struct CallerOf {
+  const ModuleNode *caller = nullptr;
+  std::string owner, child;
+  std::optional<size_t> element;
+};
+
+CallerOf caller_of(const std::string &unit_path, const TreeIndex &tree) {
+  CallerOf c;
+  size_t dot = unit_path.rfind('.');
+  c.owner = dot == std::string::npos ? "" : unit_path.substr(0, dot);
+  c.child = unit_path.substr(dot == std::string::npos ? 0 : dot + 1);
+  c.caller = tree.module(c.owner);
+  if (c.caller && !c.caller->cls && !c.owner.empty()) {
+    for (size_t i = 0; i < c.caller->children.size(); ++i)
+      if (c.caller->children[i].first == c.child)
+        c.element = i;
+    size_t up = c.owner.rfind('.');
+    c.child = c.owner.substr(up == std::string::npos ? 0 : up + 1);
+    c.owner = up == std::string::npos ? "" : c.owner.substr(0, up);
+    c.caller = tree.module(c.owner);
+  }
+  return c;
+}
+
+// Whether the module at `unit_path` may receive one of `arguments` as a tensor: false only when
+// its caller's forward was seen handing it tensors and none of these.
+bool may_receive(const std::vector<std::string> &arguments, const std::string &unit_path,
+                 const TreeIndex &tree, const PassedIndex &passed) {
+  CallerOf c = caller_of(unit_path, tree);
+  if (!c.caller || !c.caller->cls)
+    return true;
+  std::string_view caller_class = c.caller->cls->name;
+  auto first = passed.lower_bound({caller_class, c.child, std::string_view()});
+  if (first == passed.end() || std::get<0>(first->first) != caller_class ||
+      std::get<1>(first->first) != c.child)
+    return true; // no call of it seen
+  return std::any_of(arguments.begin(), arguments.end(), [&](const std::string &argument) {
+    return passed.count({caller_class, c.child, argument}) > 0;
+  });
+}
+
 std::set<DeviceName> as_passed(const std::string &parameter, const std::string &unit_path,
                                const TreeIndex &tree, const DeviceMap &map,
                                const PassedIndex &passed) {
-  size_t dot = unit_path.rfind('.');
-  std::string owner = dot == std::string::npos ? "" : unit_path.substr(0, dot);
-  std::string child = unit_path.substr(dot == std::string::npos ? 0 : dot + 1);
-  const ModuleNode *caller = tree.module(owner);
-  // An element of a container (ModuleList, Sequential: no class of the package) is called by
-  // the container's owner, which names it by the container; its place in the container says
-  // which pass of the caller's loop runs it.
-  std::optional<size_t> element;
-  if (caller && !caller->cls && !owner.empty()) {
-    for (size_t i = 0; i < caller->children.size(); ++i)
-      if (caller->children[i].first == child)
-        element = i;
-    size_t up = owner.rfind('.');
-    child = owner.substr(up == std::string::npos ? 0 : up + 1);
-    owner = up == std::string::npos ? "" : owner.substr(0, up);
-    caller = tree.module(owner);
-  }
+  CallerOf c = caller_of(unit_path, tree);
+  const ModuleNode *caller = c.caller;
+  const std::string &owner = c.owner;
+  const std::string &child = c.child;
+  const std::optional<size_t> &element = c.element;
   if (!caller || !caller->cls)
     return {};
   auto it = passed.find({caller->cls->name, child, parameter});
@@ -839,6 +871,10 @@ struct Ranking {
   size_t paths = 0, paths_skipped = 0;
   std::vector<const RunCondition *> failing; // at the first module skipped
   const PlacedModel *skipped_in = nullptr;
+  // Modules of the class whose caller never hands them what an argument test needs, and that
+  // test (the first such).
+  size_t paths_not_handed = 0;
+  const RunCondition *not_handed = nullptr;
 };
 
 Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &models,
@@ -851,6 +887,16 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
     const TreeIndex &tree = *model->index;
     std::vector<std::string> running;
     for (const std::string &path : it->second) {
+      // An instance whose caller never hands it what the line's tests need runs no such line.
+      auto not_handed = std::find_if(
+          f.run_conditions.begin(), f.run_conditions.end(), [&](const RunCondition &t) {
+            return !t.arguments.empty() && !may_receive(t.arguments, path, tree, passed_index);
+          });
+      if (not_handed != f.run_conditions.end()) {
+        if (++r.paths_not_handed == 1)
+          r.not_handed = &*not_handed;
+        continue;
+      }
       ++r.paths;
       const ModuleNode *node = tree.module(path);
       std::vector<const RunCondition *> failing =
@@ -1088,6 +1134,19 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       continue;
     }
     Ranking ranking = rank_finding(f, all_models, passed_index);
+    if (ranking.paths == 0 && ranking.paths_not_handed > 0) {
+      // Every module of the class is called without what the line needs.
+      const RunCondition &t = *ranking.not_handed;
+      std::string names;
+      for (const std::string &a : t.arguments)
+        names += (names.empty() ? "`" : "` or `") + a;
+      f.level = FindingLevel::Warning;
+      f.placement = "runs only when `" + t.text + "`" + (t.holds ? "" : " is false") +
+                    "; no caller in the models devlint builds hands `" + f.unit_class + "` " +
+                    names + "`, so no placement that runs it is known";
+      kept.push_back(std::move(f));
+      continue;
+    }
     std::string prefix;              // the setting the line needs, when the model was built with it
     bool task_settings_only = false; // that setting only chooses the task (labels, loss)
     if (ranking.paths > 0 && ranking.paths_skipped == ranking.paths) {

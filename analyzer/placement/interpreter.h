@@ -233,6 +233,7 @@ private:
   std::unordered_map<std::string_view, ConstantAttribute> constant_attributes_;
   void find_constant_attributes();
   void note_parameters_built_by_setting(Site &site) const;
+  void note_argument_conditions(Site &site) const;
   const ConstantAttribute *constant_attribute(const ModuleClass *cls, std::string_view name) const;
   // None-default `forward` arguments every call that runs leaves None (unpassed_arguments_ and
   // those handed on from them).

@@ -352,6 +352,113 @@ void Interpreter::note_parameters_built_by_setting(Site &site) const {
     }
 }
 
+namespace {
+
+// The argument `condition` (taken the way `taken` says) needs to be passed: `x is not None`,
+// `x` taken; `x is None`, `not x` not taken. Empty for anything else.
+std::string_view argument_needed(const Expr *condition, bool taken) {
+  if (!condition)
+    return {};
+  if (condition->kind == ExprKind::BoolOp && condition->text == "not" &&
+      condition->operands.size() == 1)
+    return argument_needed(condition->operands[0], !taken);
+  if (condition->kind == ExprKind::Name)
+    return taken ? condition->text : std::string_view();
+  if (condition->kind == ExprKind::Compare && condition->operands.size() == 2 &&
+      condition->operands[1]->kind == ExprKind::NoneLiteral &&
+      condition->operands[0]->kind == ExprKind::Name &&
+      ((condition->text == "is not" && taken) || (condition->text == "is" && !taken)))
+    return condition->operands[0]->text;
+  return {};
+}
+
+const Parameter *none_default_parameter(const FunctionDef &fn, std::string_view name) {
+  for (const Parameter &p : fn.parameters)
+    if (p.name == name && !p.variadic && p.default_value &&
+        p.default_value->kind == ExprKind::NoneLiteral)
+      return &p;
+  return nullptr;
+}
+
+// The arguments of `forward` one of which must be passed for `name` to hold a value at `before`:
+// `name` itself, and those guarding each earlier statement that rebinds it (`if pixel_values is
+// not None: image_embeddings = self.embed_patches(pixel_values)`). Empty when a rebinding runs
+// under anything else.
+std::vector<std::string> arguments_making(const FunctionDef &forward, std::string_view name,
+                                          uint32_t before, int depth = 0) {
+  if (depth > 4 || !none_default_parameter(forward, name))
+    return {};
+  std::vector<std::string> out{std::string(name)};
+  bool unknown = false;
+  find_statement(forward.body, [&](const Stmt *s) {
+    if (s->range.begin >= before || unknown)
+      return false;
+    if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::For &&
+        s->kind != StmtKind::With)
+      return false;
+    bool rebinds = std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
+      return any_subexpression(
+          t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
+    });
+    if (!rebinds)
+      return false;
+    auto guard = construction_guard(forward.body, s->range.begin);
+    std::string_view other = guard ? argument_needed(guard->first, guard->second) : "";
+    std::vector<std::string> more =
+        other.empty() || other == name
+            ? std::vector<std::string>{}
+            : arguments_making(forward, other, s->range.begin, depth + 1);
+    if (more.empty())
+      unknown = true;
+    out.insert(out.end(), more.begin(), more.end());
+    return false;
+  });
+  if (unknown)
+    return {};
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+} // namespace
+
+// Tests of the unit's `forward` arguments around the site: the line runs only in instances whose
+// caller passes one of them (UDOP's decoder stack never receives the image its encoder does).
+void Interpreter::note_argument_conditions(Site &site) const {
+  const ModuleClass *unit = frame_->unit;
+  if (!unit || !unit->file)
+    return;
+  const FunctionDef *forward = unit->find_method("forward");
+  if (!forward)
+    return;
+  for (const Frame *f = frame_; f && f->unit == unit; f = f->parent) {
+    if (f->function != forward || !f->file)
+      continue;
+    for (const auto &[condition, taken] : f->assumed) {
+      std::vector<std::pair<const Expr *, bool>> tests{{condition, taken}};
+      // `a is not None and b is not None`, taken: each holds.
+      if (condition && condition->kind == ExprKind::BoolOp && condition->text == "and" && taken) {
+        tests.clear();
+        for (const Expr *operand : condition->operands)
+          tests.emplace_back(operand, true);
+      }
+      for (const auto &[test, way] : tests) {
+        std::string_view name = argument_needed(test, way);
+        if (name.empty())
+          continue;
+        std::vector<std::string> arguments = arguments_making(*forward, name, test->range.begin);
+        if (arguments.empty())
+          continue;
+        RunCondition condition_run;
+        condition_run.text = std::string(f->file->source->slice(test->range));
+        condition_run.holds = way;
+        condition_run.arguments = std::move(arguments);
+        site.run_conditions.push_back(std::move(condition_run));
+      }
+    }
+  }
+}
+
 const OriginSet *Interpreter::emit(Site &site) {
   if (cpu_probe_ && muted_sites_ > 0 && combines_operands(site.kind) && probe_meets_model(site))
     note_probe_hit(site.expr);
@@ -370,6 +477,7 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.unit_whole = branch_excludes_weighted_children();
   site.run_conditions = run_conditions();
   note_parameters_built_by_setting(site);
+  note_argument_conditions(site);
   site.pipeline = frame_->pipeline != nullptr;
   site.first_pass = first_passes_ > 0;
   // `apply_rotary_pos_emb(q, k, cos, sin)`: the call where the operands entered the outermost

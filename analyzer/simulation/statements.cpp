@@ -98,6 +98,10 @@ void Evaluator::assign(const Expr *target, const Value &v, Frame &frame,
         report_unknown_value(frame, target->operands[1], key, "dict key");
       else
         dict_set(obj, key, v);
+    } else if (is_configuration_mapping(obj) && key.is(Kind::Str)) {
+      // A dict read from a configuration (`bias_kwargs = deepcopy(config.relative_bias_args[0])`)
+      // is kept as its attributes: `bias_kwargs["num_heads"] = n` sets one.
+      obj.object->attrs[key.text] = v;
     } else if (obj.is(Kind::List) && key.is(Kind::Int) && key.integer >= 0 &&
                static_cast<size_t>(key.integer) < obj.list->size()) {
       (*obj.list)[static_cast<size_t>(key.integer)] = v;

@@ -120,11 +120,13 @@ void Interpreter::note_module_arguments(const Value &callee, const Expr *call, c
     spread = spread || call->operands[i]->kind == ExprKind::Starred;
   for (const Keyword &k : call->keywords)
     spread = spread || k.name.empty();
-  auto note = [&](std::string_view parameter, const Value *value) {
+  auto note = [&](std::string_view parameter, const Value *value, const Expr *passed) {
     ModuleArgument argument{frame_->unit, callee.path, parameter, {}};
-    if (value && value->kind != Value::Kind::Tensor)
-      return; // None, a number, an object: no tensor to place
-    if (value)
+    // `None` passes nothing. A number, a flag or an object has no place, but is passed: noted
+    // without origins (the ranking asks whether an instance receives the argument at all).
+    if (passed && passed->kind == ExprKind::NoneLiteral)
+      return;
+    if (value && value->kind == Value::Kind::Tensor)
       for (const Origin *o : value->origins) {
         if (o->kind == OriginKind::Input && (!o->function || o->function->name != "forward")) {
           argument.origins.clear();
@@ -139,18 +141,23 @@ void Interpreter::note_module_arguments(const Value &callee, const Expr *call, c
     if (parameter.variadic)
       continue;
     const Value *value = nullptr;
+    const Expr *expression = nullptr;
     bool passed = false;
     if (p - 1 < args.positional.size() && !spread) {
       value = &args.positional[p - 1];
       passed = true;
+      if (p < call->operands.size())
+        expression = call->operands[p];
     } else if (const Value *keyword = args.keyword(parameter.name)) {
       value = keyword;
       passed = true;
+      if (const Keyword *k = call->keyword(parameter.name))
+        expression = k->value;
     }
     if (passed)
-      note(parameter.name, value);
+      note(parameter.name, value, expression);
     else if (spread)
-      note(parameter.name, nullptr);
+      note(parameter.name, nullptr, nullptr);
   }
 }
 
