@@ -250,6 +250,16 @@ const Stmt *find_statement(const std::vector<Stmt *> &body, const Predicate &mat
   return nullptr;
 }
 
+// Calls `visit` on each expression a statement holds itself: its value, its targets and its
+// items (`with` contexts), not those of the statements nested in it.
+template <typename Visit> void for_each_expression(const Stmt *s, const Visit &visit) {
+  visit(s->value);
+  for (const Expr *e : s->targets)
+    visit(e);
+  for (const Expr *e : s->items)
+    visit(e);
+}
+
 // Whether an assignment, augmented assignment, loop or `with` target in `function`'s body mentions
 // `name` (`name = ...`, `a, name = ...`, and conservatively `name.x = ...`, `name[i] = ...`):
 // then `name` may no longer hold the argument the function received.

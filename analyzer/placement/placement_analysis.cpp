@@ -603,11 +603,7 @@ void Interpreter::note_list_reads_elsewhere(
               },
               64, false);
         };
-        read_elsewhere(s->value);
-        for (const Expr *e : s->targets)
-          read_elsewhere(e);
-        for (const Expr *e : s->items)
-          read_elsewhere(e);
+        for_each_expression(s, read_elsewhere);
         return false;
       });
     }
@@ -693,11 +689,7 @@ std::unordered_set<const FunctionDef *> self_called_helpers(const Package &pkg) 
               },
               64, false);
         };
-        visit(s->value);
-        for (const Expr *e : s->targets)
-          visit(e);
-        for (const Expr *e : s->items)
-          visit(e);
+        for_each_expression(s, visit);
         return false;
       });
     };
