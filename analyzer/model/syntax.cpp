@@ -68,16 +68,36 @@ std::vector<const Stmt *> module_level_statements(const std::vector<Stmt *> &bod
   return out;
 }
 
+bool binds_name(const Stmt *s, std::string_view name) {
+  if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::For &&
+      s->kind != StmtKind::With)
+    return false;
+  return std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
+    return any_subexpression(
+        t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
+  });
+}
+
 bool assigns_to(const FunctionDef &function, std::string_view name) {
-  return find_statement(function.body, [&](const Stmt *s) {
-           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign &&
-               s->kind != StmtKind::For && s->kind != StmtKind::With)
-             return false;
-           return std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
-             return any_subexpression(
-                 t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
-           });
-         }) != nullptr;
+  return find_statement(function.body, [&](const Stmt *s) { return binds_name(s, name); }) !=
+         nullptr;
+}
+
+std::optional<const Expr *> argument_passed(const Expr *call, size_t index, std::string_view name) {
+  const Expr *passed = nullptr;
+  for (size_t a = 1; a < call->operands.size(); ++a) {
+    if (call->operands[a]->kind == ExprKind::Starred)
+      return std::nullopt;
+    if (a == index)
+      passed = call->operands[a];
+  }
+  for (const Keyword &k : call->keywords) {
+    if (k.name.empty())
+      return std::nullopt;
+    if (k.name == name)
+      passed = k.value;
+  }
+  return passed;
 }
 
 } // namespace devlint

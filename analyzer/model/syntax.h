@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -259,6 +260,15 @@ template <typename Visit> void for_each_expression(const Stmt *s, const Visit &v
   for (const Expr *e : s->items)
     visit(e);
 }
+
+// Whether `s` is an assignment, augmented assignment, loop or `with` whose targets mention `name`
+// (`name = ...`, `a, name = ...`, and conservatively `name.x = ...`, `name[i] = ...`).
+bool binds_name(const Stmt *s, std::string_view name);
+
+// What `call` passes for the parameter at `index` (counting `self`) named `name`: the expression,
+// or nullptr where the call leaves it to its default; nullopt where the call splats arguments
+// anywhere (`*args`, `**kwargs`), which may pass anything.
+std::optional<const Expr *> argument_passed(const Expr *call, size_t index, std::string_view name);
 
 // Whether an assignment, augmented assignment, loop or `with` target in `function`'s body mentions
 // `name` (`name = ...`, `a, name = ...`, and conservatively `name.x = ...`, `name[i] = ...`):

@@ -5,7 +5,6 @@
 // passes anything else). A branch behind `if query_states is not None:` then never runs, and its
 // operands are never the cause of a finding. docs/DEVICE_MODEL.md section 3.
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -296,13 +295,11 @@ bool runs(const std::vector<Stmt *> &body, const SourceRange &range,
       return true; // in the condition
     }
     for (const std::vector<Stmt *> *nested : {&s->body, &s->orelse, &s->finalbody})
-      for (const Stmt *b : *nested)
-        if (b && b->range.begin <= range.begin && range.end <= b->range.end)
-          return runs(*nested, range, decide, depth + 1);
+      if (holds(*nested))
+        return runs(*nested, range, decide, depth + 1);
     for (const std::vector<Stmt *> &handler : s->handlers)
-      for (const Stmt *b : handler)
-        if (b && b->range.begin <= range.begin && range.end <= b->range.end)
-          return runs(handler, range, decide, depth + 1);
+      if (holds(handler))
+        return runs(handler, range, decide, depth + 1);
     return true;
   }
   return true;
@@ -327,14 +324,7 @@ bool Interpreter::rebound_where_run(const FunctionDef &fn, const ModuleClass *cl
            }) != nullptr;
   };
   return find_statement(fn.body, [&](const Stmt *s) {
-           if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign &&
-               s->kind != StmtKind::For && s->kind != StmtKind::With)
-             return false;
-           bool mentions = std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
-             return any_subexpression(
-                 t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
-           });
-           return mentions && reaches(s) && runs(fn.body, s->range, decide);
+           return binds_name(s, name) && reaches(s) && runs(fn.body, s->range, decide);
          }) != nullptr;
 }
 
@@ -359,19 +349,10 @@ void Interpreter::find_always_none_arguments() {
   // `None`, or hands on an argument of its own method that is always None where it runs.
   auto passes_none = [&](const Parameter &p, size_t index, const Expr *call,
                          const ModuleClass *caller, const FunctionDef *method) {
-    const Expr *passed = nullptr;
-    for (size_t a = 1; a < call->operands.size(); ++a) {
-      if (call->operands[a]->kind == ExprKind::Starred)
-        return false;
-      if (a == index)
-        passed = call->operands[a];
-    }
-    for (const Keyword &k : call->keywords) {
-      if (k.name.empty())
-        return false;
-      if (k.name == p.name)
-        passed = k.value;
-    }
+    std::optional<const Expr *> argument = argument_passed(call, index, p.name);
+    if (!argument)
+      return false;
+    const Expr *passed = *argument;
     if (!passed || passed->kind == ExprKind::NoneLiteral)
       return true;
     if (passed->kind != ExprKind::Name || !method)

@@ -324,20 +324,10 @@ std::optional<bool> flag_passed_by_every_call(const Parameter &p, size_t index,
     return std::nullopt;
   std::optional<bool> value;
   for (const Expr *call : calls) {
-    const Expr *passed = nullptr;
-    for (size_t a = 1; a < call->operands.size(); ++a) {
-      if (call->operands[a]->kind == ExprKind::Starred)
-        return std::nullopt;
-      if (a == index)
-        passed = call->operands[a];
-    }
-    for (const Keyword &k : call->keywords) {
-      if (k.name.empty())
-        return std::nullopt;
-      if (k.name == p.name)
-        passed = k.value;
-    }
-    std::optional<bool> here = passed ? literal(passed) : fallback;
+    std::optional<const Expr *> passed = argument_passed(call, index, p.name);
+    if (!passed)
+      return std::nullopt;
+    std::optional<bool> here = *passed ? literal(*passed) : fallback;
     if (!here || (value && *value != *here))
       return std::nullopt;
     value = here;

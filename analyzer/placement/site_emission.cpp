@@ -391,16 +391,7 @@ std::vector<std::string> arguments_making(const FunctionDef &forward, std::strin
   std::vector<std::string> out{std::string(name)};
   bool unknown = false;
   find_statement(forward.body, [&](const Stmt *s) {
-    if (s->range.begin >= before || unknown)
-      return false;
-    if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::For &&
-        s->kind != StmtKind::With)
-      return false;
-    bool rebinds = std::any_of(s->targets.begin(), s->targets.end(), [&](const Expr *t) {
-      return any_subexpression(
-          t, [&](const Expr *x) { return is_name(x, name); }, 8, true);
-    });
-    if (!rebinds)
+    if (s->range.begin >= before || unknown || !binds_name(s, name))
       return false;
     auto guard = construction_guard(forward.body, s->range.begin);
     std::string_view other = guard ? argument_needed(guard->first, guard->second) : "";
