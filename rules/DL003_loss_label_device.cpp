@@ -45,7 +45,8 @@ Move the labels to the logits, as transformers does:
   }
   std::string why(const SiteContext &context) const override {
     if (context.facts.may_split && context.facts.on_first_chain)
-      return "user inputs such as labels are moved to the first GPU, the head sits on the last";
+      return "user inputs such as labels are moved to the first GPU, and the head that makes the "
+             "logits may sit on another (the last, unless it is tied to the input embeddings)";
     return SiteRule::why(context);
   }
 };

@@ -1,6 +1,7 @@
 #include "rules/origin_text.h"
 
 #include "model/text.h"
+#include "placement/condition_text.h"
 
 namespace devlint {
 namespace {
@@ -151,6 +152,15 @@ std::string short_cpp_origin(const Origin &o, const Site &site) {
   return label;
 }
 
+// ", which `__init__` builds only when `config.num_static_categorical_features > 0`" for the
+// unit's own child or parameter built under a setting: the origin exists only with it.
+std::string built_only_when(const Origin &o) {
+  std::string written;
+  if (!o.unit || !member_built_by_setting(*o.unit, o.label, &written) || written.empty())
+    return "";
+  return ", which `__init__` builds only when `" + written + "`";
+}
+
 } // namespace
 
 std::string cpp_spelling(std::string text) {
@@ -211,7 +221,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
       return "the module's `self.device`" + line;
     return "argument `" + label + "` of `" + function_name(o, site) + "`" + line;
   case OriginKind::Child:
-    return "comes from `self." + label + "`" + line;
+    return "comes from `self." + label + "`" + built_only_when(o) + line;
   case OriginKind::LayerIteration:
     if (label.rfind("past", 0) == 0)
       return "one layer's cache from `" + label + "`, on that layer's device" + line;
@@ -231,7 +241,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
              "`, on the model's device" + line;
     if (o.label.find('.') != std::string_view::npos)
       return "parameter `self." + label + "` read directly, which no hook moves" + line;
-    return "parameter `self." + label + "`" + line;
+    return "parameter `self." + label + "`" + built_only_when(o) + line;
   case OriginKind::PlainTensor:
     if (o.has(OriginFact::ModeCache))
       return "plain tensor attribute `self." + label +

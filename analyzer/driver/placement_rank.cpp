@@ -611,6 +611,14 @@ std::optional<nlohmann::json> self_value(const ModuleNode &node, const RunCondit
         return nlohmann::json("tensor");
   if (node.plain_values.is_object() && node.plain_values.contains(test.attribute[0]))
     return node.plain_values.at(test.attribute[0]);
+  // A child its class declares that this module's __init__ did not build (`if config.Y:`):
+  // the attribute is unset, which a test of it reads as None.
+  if (node.cls) {
+    const auto children = node.cls->all_children();
+    if (std::any_of(children.begin(), children.end(),
+                    [&](const ChildDecl *c) { return c->name == test.attribute[0]; }))
+      return nlohmann::json();
+  }
   return std::nullopt;
 }
 
@@ -742,31 +750,56 @@ std::optional<nlohmann::json> value_for_the_line(const RunCondition &test,
   return nlohmann::json(op == ">" ? n + 1 : op == "<" ? n - 1 : n);
 }
 
-// Classes another class of the package builds in its __init__: held as a submodule, or built
-// there and handed on (`encoder = SpeechEncoder(config)` passed to `Model(config, encoder)`).
-// Such a class is a part of those models, not one from_pretrained loads on its own here.
+// The classes `cls` builds in its __init__: held as submodules, or built there and handed on
+// (`encoder = SpeechEncoder(config)` passed to `Model(config, encoder)`).
+void classes_built_by(const ModuleClass &cls, const Package &package,
+                      std::unordered_set<std::string> &built) {
+  for (const ChildDecl *c : cls.all_children())
+    built.insert(c->class_name);
+  const FunctionDef *init = cls.find_method("__init__");
+  if (!init)
+    return;
+  auto note_constructor = [&](const Expr *e) {
+    if (e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Name &&
+        e->operands[0]->text != cls.name && package.find_class(e->operands[0]->text))
+      built.insert(std::string(e->operands[0]->text));
+    return false;
+  };
+  find_statement(init->body, [&](const Stmt *st) {
+    any_subexpression(st->value, note_constructor, 32, false);
+    for (const Expr *e : st->items)
+      any_subexpression(e, note_constructor, 32, false);
+    return false;
+  });
+}
+
+// Classes another class of the package builds. Such a class is a part of those models, not one
+// from_pretrained loads on its own here.
 std::unordered_set<std::string> classes_built_by_other_classes(const Package &package) {
   std::unordered_set<std::string> built;
-  for (const auto &cls : package.classes) {
-    for (const ChildDecl *c : cls->all_children())
-      built.insert(c->class_name);
-    const FunctionDef *init = cls->find_method("__init__");
-    if (!init)
-      continue;
-    auto note_constructor = [&](const Expr *e) {
-      if (e->kind == ExprKind::Call && e->operands[0]->kind == ExprKind::Name &&
-          e->operands[0]->text != cls->name && package.find_class(e->operands[0]->text))
-        built.insert(std::string(e->operands[0]->text));
-      return false;
-    };
-    find_statement(init->body, [&](const Stmt *st) {
-      any_subexpression(st->value, note_constructor, 32, false);
-      for (const Expr *e : st->items)
-        any_subexpression(e, note_constructor, 32, false);
-      return false;
-    });
-  }
+  for (const auto &cls : package.classes)
+    classes_built_by(*cls, package, built);
   return built;
+}
+
+// The package's classes a model of class `root` builds, at any depth, as its __init__ says:
+// those of a model that stopped before building them (a configuration that raises) too.
+std::unordered_set<std::string> classes_declared_under(const std::string &root,
+                                                       const Package &package) {
+  std::unordered_set<std::string> seen{root};
+  std::vector<std::string> pending{root};
+  while (!pending.empty()) {
+    const ModuleClass *cls = package.find_class(pending.back());
+    pending.pop_back();
+    if (!cls)
+      continue;
+    std::unordered_set<std::string> built;
+    classes_built_by(*cls, package, built);
+    for (const std::string &name : built)
+      if (seen.insert(name).second)
+        pending.push_back(name);
+  }
+  return seen;
 }
 
 // What registration order alone says about an operand of a finding in the root class of a model
@@ -1033,6 +1066,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     if (!model.setup->tree.complete()) {
       for (const auto &[path, node] : named_modules(model.setup->tree))
         unsized_model_of_class.emplace(node->class_name, root);
+      // What it would have built past the point it stopped is in it too, unsized.
+      for (const std::string &cls : classes_declared_under(root, package))
+        unsized_model_of_class.emplace(cls, root);
       // Its modules are known, in registration order, even where their sizes are not.
       if (model.setup->tree.root) {
         model.index = std::make_unique<TreeIndex>(model.setup->tree);

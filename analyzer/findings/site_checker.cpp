@@ -3,7 +3,31 @@
 #include <algorithm>
 #include <utility>
 
+#include "placement/condition_text.h"
+
 namespace devlint {
+
+namespace {
+
+// Operands that meet apart only on paths through the unit's own child or parameter that its
+// `__init__` builds under a setting (`self.embedder`, only when `config.num_static_categorical_
+// features > 0`): the line fails only where that member exists, a run condition like a written
+// `if self.embedder is not None:`, decided and ranked like one.
+void add_build_condition(const Site &site, const Mismatch &m, std::vector<RunCondition> &tests) {
+  const Origin *o = m.moved_origin;
+  if (!o || !m.moved_origin_alone || !site.unit || o->unit != site.unit ||
+      (o->kind != OriginKind::Child && o->kind != OriginKind::Parameter))
+    return;
+  std::optional<RunCondition> built = member_built_by_setting(*site.unit, o->label);
+  if (!built || std::any_of(tests.begin(), tests.end(), [&](const RunCondition &t) {
+        return t.attribute == built->attribute ||
+               (!t.config_key.empty() && t.config_key == built->config_key);
+      }))
+    return;
+  tests.push_back(std::move(*built));
+}
+
+} // namespace
 
 SiteChecker::SiteChecker(const PlacementModel &placement, RuleEnabled enabled,
                          const std::unordered_set<const SourceFile *> &reported_files)
@@ -66,6 +90,7 @@ int SiteChecker::on_site(const Site &site) {
   if (rule) {
     Finding report = rule->report(context);
     report.run_conditions = site.run_conditions;
+    add_build_condition(site, m, report.run_conditions);
     if (now.finding >= 0) {
       // A later pass of the loop replaces the report; the tests the first passed stay only
       // where this one passed them too.

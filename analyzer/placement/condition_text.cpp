@@ -119,7 +119,8 @@ std::vector<std::string> self_attribute_path(const Expr *e) {
   return path;
 }
 
-// A literal as JSON text: numbers, None, True/False, strings; empty for anything else.
+} // namespace
+
 std::string literal_json(const SyntaxFile &file, const Expr *e) {
   if (!e)
     return "";
@@ -154,7 +155,20 @@ std::string literal_json(const SyntaxFile &file, const Expr *e) {
   }
 }
 
-} // namespace
+std::string comparison_operator(const Expr *e) {
+  if (!e || e->kind != ExprKind::Compare || e->operands.size() != 2 ||
+      e->operands[1]->range.end != e->range.end) // a chain
+    return "";
+  static const char *const kComparisons[] = {"is", "is not", "==", "!=", "<", "<=", ">", ">="};
+  std::string op;
+  for (char c : e->text) // `is  not` as `is not`
+    if (c != ' ' && c != '\t' && c != '\n')
+      op += op == "is" ? std::string(" ") + c : std::string(1, c);
+  if (std::none_of(std::begin(kComparisons), std::end(kComparisons),
+                   [&](const char *c) { return op == c; }))
+    return "";
+  return op;
+}
 
 void self_tests_required(const SyntaxFile &file, const Expr *condition, bool holds,
                          std::vector<RunCondition> &out, int depth) {
@@ -183,16 +197,7 @@ void self_tests_required(const SyntaxFile &file, const Expr *condition, bool hol
       return;
     test.attribute = self_attribute_path(condition->operands[0]);
     test.subscript = index[0];
-  } else if (condition->kind == ExprKind::Compare && condition->operands.size() == 2 &&
-             condition->operands[1]->range.end == condition->range.end) { // no chain
-    static const char *const kComparisons[] = {"is", "is not", "==", "!=", "<", "<=", ">", ">="};
-    std::string op;
-    for (char c : condition->text) // `is  not` as `is not`
-      if (c != ' ' && c != '\t' && c != '\n')
-        op += op == "is" ? std::string(" ") + c : std::string(1, c);
-    if (std::none_of(std::begin(kComparisons), std::end(kComparisons),
-                     [&](const char *c) { return op == c; }))
-      return;
+  } else if (std::string op = comparison_operator(condition); !op.empty()) {
     test.attribute = self_attribute_path(condition->operands[0]);
     test.comparison = op;
     test.literal = literal_json(file, condition->operands[1]);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "diagnostics/finding.h"
+#include "model/module_model.h"
 #include "model/syntax.h"
 
 namespace devlint {
@@ -33,6 +34,22 @@ std::string_view asserted_condition(const SyntaxFile &file, const Stmt *s);
 // True` (Python's `and` is false when any operand is, `or` true when any is). nullopt when it
 // depends on anything else.
 std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int depth = 0);
+
+// A literal as JSON text: numbers, None, True/False, strings; empty for anything else.
+std::string literal_json(const SyntaxFile &file, const Expr *e);
+
+// The operator of a comparison of two operands (`is not`, `==`, `>`...; no chain, no `in`);
+// empty for anything else.
+std::string comparison_operator(const Expr *e);
+
+// The test under which the class's `__init__` builds its child or parameter `member`, as a run
+// condition of a line that needs it (`self.embedder is not None`): decided by the configuration
+// attribute the constructor tests (`if config.num_static_categorical_features > 0:`). nullopt
+// when it is built unconditionally, under no single setting, or assigned again later.
+// `written`, when given, receives the test as the constructor spells it.
+std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
+                                                    std::string_view member,
+                                                    std::string *written = nullptr);
 
 // The tests of `self`'s attributes that must go one way for the code under `condition` to run
 // (`holds`: its body; else its else branch): `self.flag`, `self.config.n > 0`, `self.child is

@@ -176,6 +176,13 @@ private:
   weighted_child_guards(const ModuleClass *unit) const;
   mutable std::unordered_map<const ModuleClass *, std::vector<std::pair<std::string, bool>>>
       weighted_child_guards_;
+  // `x is not None` on a `forward`/helper argument that defaults to None.
+  bool tests_none_default_argument(const Expr *condition) const;
+  // Per package class, the child whose output each element of the tuple its forward returns is
+  // (`return prediction_scores, seq_relationship_score`, each from a child of its own): empty
+  // names for the other elements; empty when it returns anything but such tuples. Memoized.
+  const std::vector<std::string> &returned_child_outputs(const ModuleClass *cls) const;
+  mutable std::unordered_map<const ModuleClass *, std::vector<std::string>> returned_child_outputs_;
   Site layer_input_site(const Value &callee, const Expr *call, OriginSet input);
   bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
                      const ModuleClass *cls, const OriginSet &probe);
@@ -232,7 +239,6 @@ private:
   };
   std::unordered_map<std::string_view, ConstantAttribute> constant_attributes_;
   void find_constant_attributes();
-  void note_parameters_built_by_setting(Site &site) const;
   void note_argument_conditions(Site &site) const;
   const ConstantAttribute *constant_attribute(const ModuleClass *cls, std::string_view name) const;
   // None-default `forward` arguments every call that runs leaves None (unpassed_arguments_ and

@@ -253,6 +253,22 @@ bool Interpreter::reads_model_parallel_flag(const FunctionDef &fn) {
   return reads;
 }
 
+bool Interpreter::tests_none_default_argument(const Expr *condition) const {
+  if (!condition || !frame_->function || comparison_operator(condition) != "is not" ||
+      condition->operands[0]->kind != ExprKind::Name ||
+      condition->operands[1]->kind != ExprKind::NoneLiteral)
+    return false;
+  // The first argument (after `self`) is the input every call passes, whatever its default
+  // (`input_ids=None`).
+  const auto &parameters = frame_->function->parameters;
+  size_t first = !parameters.empty() && parameters[0].name == "self" ? 1 : 0;
+  for (size_t i = first + 1; i < parameters.size(); ++i)
+    if (parameters[i].name == condition->operands[0]->text)
+      return parameters[i].default_value &&
+             parameters[i].default_value->kind == ExprKind::NoneLiteral;
+  return false;
+}
+
 void Interpreter::exec_if(const Stmt *s) {
   if (is_tracing_guard(s->value)) {
     exec_block(s->orelse);
@@ -313,7 +329,11 @@ void Interpreter::exec_if(const Stmt *s) {
     frame_->env = std::move(then_env);
     return;
   }
-  Env merged = join_env(then_env, frame_->env);
+  // `if encoder_hidden_states is not None:` on an optional argument that defaults to None: the
+  // else branch is the path a call with the defaults runs, so its origins come first and name the
+  // joined values (`key = self.key(hidden_states)`, not the cross-attention line).
+  Env merged = tests_none_default_argument(s->value) ? join_env(frame_->env, then_env)
+                                                     : join_env(then_env, frame_->env);
   // `if a.device != b.device: b = b.to(a.device)`: after the guard, b is where a is.
   if (mentions_device(s->value) && s->orelse.empty()) {
     for (const auto &[k, v] : then_env) {

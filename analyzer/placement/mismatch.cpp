@@ -318,6 +318,14 @@ void find_moved(const Site &site, const std::vector<Grouped> &operands, size_t a
           const auto &[named, named_group] =
               operand_named(site, operands, anchor, i, overlaps, same_device);
           out.moved_origin = named;
+          out.moved_origin_alone =
+              std::count_if(
+                  operands[i].groups.begin(), operands[i].groups.end(), [&](const auto &mine) {
+                    return std::none_of(operands[anchor].groups.begin(),
+                                        operands[anchor].groups.end(), [&](const auto &theirs) {
+                                          return same_device(theirs.second, mine.second);
+                                        });
+                  }) == 1;
           // Explain with an anchor origin on another device, an activation when there is one;
           // of those one the anchor holds on every path it was joined from, else, in a value the
           // running loop carries from one pass to the next, what another layer list of the loop

@@ -15,6 +15,9 @@ struct Mismatch {
   std::vector<size_t> moved; // operand indices that must move to the anchor's device
   const Origin *anchor_origin = nullptr;
   const Origin *moved_origin = nullptr;
+  // Of the moved operand's origins, `moved_origin` is the only one on no device of the anchor's:
+  // the operands meet apart only on paths that made it.
+  bool moved_origin_alone = false;
 };
 
 // Fills `out` and returns true when some operand of `site` may sit on another device than the

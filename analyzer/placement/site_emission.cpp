@@ -322,34 +322,92 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
   return tests;
 }
 
-// An operand that is the unit's own parameter, which `__init__` makes only under a test of the
-// configuration (`if config.use_mask_token: self.mask_token = nn.Parameter(...)`, else None): the
-// line runs only where that parameter exists, a run condition like a written
-// `if self.mask_token is not None:`.
-void Interpreter::note_parameters_built_by_setting(Site &site) const {
-  const ModuleClass *unit = frame_->unit;
-  if (!unit || !unit->file)
-    return;
-  for (const auto &operand : site.operands)
-    for (const Origin *o : operand.origins) {
-      if (o->kind != OriginKind::Parameter || o->unit != unit ||
-          o->label.find('.') != std::string_view::npos)
-        continue;
-      std::string name(o->label);
-      bool listed = std::any_of(
-          site.run_conditions.begin(), site.run_conditions.end(),
-          [&](const RunCondition &t) { return t.attribute.size() == 1 && t.attribute[0] == name; });
-      if (listed || rebound_after_init(*unit, {name}))
-        continue;
-      RunCondition test;
-      test.text = "self." + name + " is not None";
-      test.attribute = {name};
-      test.comparison = "is not";
-      test.literal = "null";
-      find_configuration_source(*unit, name, test);
-      if (!test.config_key.empty() && test.config_truth)
-        site.run_conditions.push_back(std::move(test));
+std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
+                                                    std::string_view member, std::string *written) {
+  if (!unit.def || !unit.file || member.empty() || member.find('.') != std::string_view::npos)
+    return std::nullopt;
+  std::string name(member);
+  if (rebound_after_init(unit, {name}))
+    return std::nullopt;
+  RunCondition test;
+  test.text = "self." + name + " is not None";
+  // Built on one path only: a member `__init__` builds on both branches (`nn.Identity()` or a
+  // layer) always exists.
+  const ChildDecl *child = nullptr;
+  size_t declarations = 0;
+  for (const ChildDecl *c : unit.all_children())
+    if (c->name == name) {
+      child = c;
+      ++declarations;
     }
+  for (const ParameterDecl *p : unit.all_parameters())
+    declarations += p->name == name;
+  if (declarations != 1)
+    return std::nullopt;
+  if (!child) {
+    // A parameter: `self.<p>` holds None where it was not built, which the model's own values
+    // tell (ModuleNode::plain_values).
+    test.attribute = {name};
+    test.comparison = "is not";
+    test.literal = "null";
+    find_configuration_source(unit, name, test);
+    if (test.config_key.empty() || !test.config_truth)
+      return std::nullopt;
+    if (written)
+      *written = (*test.config_truth ? "config." : "not config.") + test.config_key;
+    return test;
+  }
+  // A child: `if config.Y:` (or `not config.Y`, `config.Y > 0`, a count) builds it; a model
+  // built without it holds no such child (placement ranking reads that as None).
+  const FunctionDef *init = nullptr;
+  for (const FunctionDef *m : unit.def->methods)
+    if (m->name == "__init__")
+      init = m;
+  auto guard = init ? construction_guard(init->body, child->range.begin) : std::nullopt;
+  if (!guard || !guard->first)
+    return std::nullopt;
+  // `else: self.out = nn.Identity()`: something else stands there otherwise (None does not).
+  size_t bound = 0;
+  find_statement(init->body, [&](const Stmt *st) {
+    if (st->kind == StmtKind::Assign && st->value && st->value->kind != ExprKind::NoneLiteral)
+      for (const Expr *target : st->targets)
+        bound += target->kind == ExprKind::Attribute && target->text == name &&
+                 is_name(target->operands[0], "self");
+    return false;
+  });
+  if (bound > 1)
+    return std::nullopt;
+  const Expr *condition = guard->first;
+  bool built_when = guard->second;
+  if (condition->kind == ExprKind::BoolOp && condition->text == "not" &&
+      condition->operands.size() == 1) {
+    condition = condition->operands[0];
+    built_when = !built_when;
+  }
+  std::string key = configuration_attribute(condition);
+  if (std::string op = comparison_operator(condition); key.empty() && !op.empty()) {
+    // A count compared with zero is its truth: `> 0`, `!= 0`, `>= 1` hold where it is non-zero.
+    std::string literal = literal_json(*unit.file, condition->operands[1]);
+    bool nonzero = ((op == ">" || op == "!=") && literal == "0") || (op == ">=" && literal == "1");
+    bool zero = (op == "==" && literal == "0") || (op == "<" && literal == "1") ||
+                (op == "<=" && literal == "0");
+    if (!nonzero && !zero)
+      return std::nullopt;
+    key = configuration_attribute(condition->operands[0]);
+    built_when = nonzero ? built_when : !built_when;
+  }
+  if (key.empty())
+    return std::nullopt;
+  test.attribute = {name};
+  test.comparison = "is not";
+  test.literal = "null";
+  test.config_key = key;
+  test.config_truth = built_when;
+  if (written) {
+    std::string code = printable(unit.file->source->slice(guard->first->range));
+    *written = guard->second ? code : "not (" + code + ")";
+  }
+  return test;
 }
 
 namespace {
@@ -467,7 +525,6 @@ const OriginSet *Interpreter::emit(Site &site) {
   site.tensor_subscripts = &tensor_subscripts_;
   site.unit_whole = branch_excludes_weighted_children();
   site.run_conditions = run_conditions();
-  note_parameters_built_by_setting(site);
   note_argument_conditions(site);
   site.pipeline = frame_->pipeline != nullptr;
   site.first_pass = first_passes_ > 0;

@@ -251,6 +251,24 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   if (child && !child->placed_device.empty() && callee.kind == Value::Kind::Module &&
       frame_->file && frame_->file->explicit_placement)
     placed_child_call(call, *child, args);
+  // A split module has no hook: each element of the tuple it returns is where the child that
+  // made it left it (a tied decoder beside the embeddings, the next-sentence head on the last
+  // GPU), not where its last part is. Where the module is kept whole, that is its device too.
+  if (callee.kind == Value::Kind::Module && callee.module_class && callee.child &&
+      !callee.child->is_container && frame_->file && !frame_->file->explicit_placement)
+    if (const auto &children = returned_child_outputs(callee.module_class); !children.empty()) {
+      Value out;
+      out.kind = Value::Kind::Tuple;
+      out.elements = std::make_shared<std::vector<Value>>();
+      for (const std::string &name : children) {
+        std::string_view path =
+            name.empty() ? callee.path : intern(std::string(callee.path) + "." + name);
+        Value element = tensor(make_origin(OriginKind::Child, path, call->range));
+        element.element = true;
+        out.elements->push_back(std::move(element));
+      }
+      return out;
+    }
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   if (const Origin *moved = callee.kind == Value::Kind::Module
                                 ? caller_moved_child(frame_->unit, callee.path)
@@ -259,6 +277,71 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
     caller_moved_child_call(call, out.origins[0], args);
   }
   return out;
+}
+
+const std::vector<std::string> &Interpreter::returned_child_outputs(const ModuleClass *cls) const {
+  auto [it, fresh] = returned_child_outputs_.try_emplace(cls);
+  if (!fresh)
+    return it->second;
+  const FunctionDef *forward = cls->find_method("forward");
+  if (!forward)
+    return it->second;
+  std::vector<const Stmt *> returns;
+  std::unordered_set<std::string_view> assigned;
+  collect_statements(forward->body, returns, assigned);
+  if (returns.empty())
+    return it->second;
+  // `name = self.child(...)`, the only binding of `name` in forward: the child's name.
+  auto single_child_call = [&](const Expr *e) -> std::string {
+    if (!e || e->kind != ExprKind::Call || e->operands.empty())
+      return "";
+    const Expr *callee = e->operands[0];
+    if (callee->kind != ExprKind::Attribute || !is_name(callee->operands[0], "self"))
+      return "";
+    for (const ChildDecl *child : cls->all_children())
+      if (child->name == callee->text)
+        return child->kind == ChildKind::Single && child->has_parameters && !child->is_loss
+                   ? child->name
+                   : "";
+    return "";
+  };
+  auto child_output = [&](const Expr *e) -> std::string {
+    if (e && e->kind == ExprKind::Name) {
+      const Stmt *binding = nullptr;
+      size_t bindings = 0;
+      find_statement(forward->body, [&](const Stmt *st) {
+        if (binds_name(st, e->text)) {
+          binding = st;
+          ++bindings;
+        }
+        return false;
+      });
+      if (bindings != 1 || binding->kind != StmtKind::Assign || binding->targets.size() != 1 ||
+          binding->targets[0]->kind != ExprKind::Name)
+        return "";
+      return single_child_call(binding->value);
+    }
+    return single_child_call(e);
+  };
+  std::vector<std::string> children;
+  for (const Stmt *r : returns) {
+    const Expr *v = r->value;
+    if (v->kind != ExprKind::Tuple || v->operands.size() < 2 ||
+        (!children.empty() && children.size() != v->operands.size()))
+      return it->second;
+    std::vector<std::string> these;
+    for (const Expr *element : v->operands)
+      these.push_back(child_output(element));
+    if (!children.empty() && these != children)
+      return it->second;
+    children = std::move(these);
+  }
+  // Only where two elements come from different children does the split tell them apart.
+  std::unordered_set<std::string> distinct(children.begin(), children.end());
+  distinct.erase("");
+  if (distinct.size() >= 2)
+    it->second = std::move(children);
+  return it->second;
 }
 
 // The origins of `v` among `handed` (the tensors a child holding nothing was handed) now went
