@@ -170,13 +170,20 @@ private:
   // The tests of the running unit's settings that the path to the code now running passed, in
   // the unit's frames (Site::run_conditions).
   std::vector<RunCondition> run_conditions() const;
+  // The configuration attribute every construction of `unit` in the package hands the
+  // constructor parameter `self.<name>` copies (`IntLayerNorm(..., quant_mode=config.quant_mode)`);
+  // empty when none or several. Memoized.
+  const std::string &constructor_argument_setting(const ModuleClass *unit,
+                                                  const std::string &name) const;
+  mutable std::map<std::pair<const ModuleClass *, std::string>, std::string>
+      constructor_argument_settings_;
   // Per unit, the condition (as text) and branch its constructor builds each weighted child
   // under; empty when one is built under no such condition. Memoized: asked for every site.
   const std::vector<std::pair<std::string, bool>> &
   weighted_child_guards(const ModuleClass *unit) const;
   mutable std::unordered_map<const ModuleClass *, std::vector<std::pair<std::string, bool>>>
       weighted_child_guards_;
-  // `x is not None` on a `forward`/helper argument that defaults to None.
+  // `x is not None` (alone or in an `and`) on an optional argument that defaults to None.
   bool tests_none_default_argument(const Expr *condition) const;
   // Per package class, the child whose output each element of the tuple its forward returns is
   // (`return prediction_scores, seq_relationship_score`, each from a child of its own): empty

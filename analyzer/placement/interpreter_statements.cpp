@@ -13,11 +13,15 @@
 namespace devlint {
 
 void Interpreter::exec_block(const std::vector<Stmt *> &body) {
+  // What an early return assumed (exec_if) holds to the end of its block.
+  const size_t assumed = frame_->assumed.size();
   for (const Stmt *s : body) {
     if (frame_->terminated)
-      return;
+      break;
     exec(s);
   }
+  if (frame_->assumed.size() > assumed)
+    frame_->assumed.resize(assumed);
 }
 
 bool Interpreter::mentions_device(const Expr *e, int depth) {
@@ -254,6 +258,10 @@ bool Interpreter::reads_model_parallel_flag(const FunctionDef &fn) {
 }
 
 bool Interpreter::tests_none_default_argument(const Expr *condition) const {
+  // `a and x is not None and b` needs it too.
+  if (condition && condition->kind == ExprKind::BoolOp && condition->text == "and")
+    return std::any_of(condition->operands.begin(), condition->operands.end(),
+                       [&](const Expr *e) { return tests_none_default_argument(e); });
   if (!condition || !frame_->function || comparison_operator(condition) != "is not" ||
       condition->operands[0]->kind != ExprKind::Name ||
       condition->operands[1]->kind != ExprKind::NoneLiteral)
@@ -323,9 +331,14 @@ void Interpreter::exec_if(const Stmt *s) {
     return;
   }
   frame_->terminated = false;
-  if (then_terminated)
-    return; // only the else path continues
+  // Only one path continues: what follows in this block runs only where the test went its way
+  // (`if not self.quant_mode: return x`, then the quantized path).
+  if (then_terminated) {
+    frame_->assumed.emplace_back(s->value, false);
+    return;
+  }
   if (else_terminated) {
+    frame_->assumed.emplace_back(s->value, true);
     frame_->env = std::move(then_env);
     return;
   }

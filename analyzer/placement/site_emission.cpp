@@ -316,10 +316,87 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
       continue; // one element of a setting: no keyword sets it alone
     if (test.attribute.size() == 2 && test.attribute[0] == "config")
       test.config_key = test.attribute[1];
-    else if (test.attribute.size() == 1)
+    else if (test.attribute.size() == 1) {
       find_configuration_source(*unit, test.attribute[0], test);
+      if (test.config_key.empty() && !test.config_truth)
+        test.config_key = constructor_argument_setting(unit, test.attribute[0]);
+    }
   }
   return tests;
+}
+
+const std::string &Interpreter::constructor_argument_setting(const ModuleClass *unit,
+                                                             const std::string &name) const {
+  auto [it, fresh] = constructor_argument_settings_.try_emplace({unit, name});
+  if (!fresh || !unit->def)
+    return it->second;
+  // `self.quant_mode = quant_mode`, the constructor's own parameter, assigned nowhere else.
+  const FunctionDef *init = unit->find_method("__init__");
+  if (!init)
+    return it->second;
+  const Stmt *only = nullptr;
+  size_t assignments = 0;
+  find_statement(init->body, [&](const Stmt *st) {
+    if (st->kind == StmtKind::Assign)
+      for (const Expr *target : st->targets)
+        if (target->kind == ExprKind::Attribute && target->text == name &&
+            is_name(target->operands[0], "self")) {
+          only = st;
+          ++assignments;
+        }
+    return false;
+  });
+  if (assignments != 1 || !only->value || only->value->kind != ExprKind::Name)
+    return it->second;
+  std::string_view parameter = only->value->text;
+  std::optional<size_t> position;
+  for (size_t i = 0; i < init->parameters.size(); ++i)
+    if (init->parameters[i].name == parameter && !init->parameters[i].variadic)
+      position = i == 0 ? std::nullopt : std::optional<size_t>(i - 1); // after `self`
+  if (!position)
+    return it->second;
+  // Every construction of the class in the package hands it the same `config.Y`.
+  std::string key;
+  bool agreed = true;
+  size_t constructions = 0;
+  for (const auto &cls : pkg_.classes) {
+    const FunctionDef *builder = cls->find_method("__init__");
+    if (!builder || !agreed)
+      continue;
+    find_statement(builder->body, [&](const Stmt *st) {
+      auto construction = [&](const Expr *e) {
+        if (e->kind != ExprKind::Call || e->operands.empty() ||
+            !is_name(e->operands[0], unit->name))
+          return false;
+        ++constructions;
+        const Expr *handed = nullptr;
+        if (const Keyword *k = e->keyword(parameter))
+          handed = k->value;
+        else if (*position + 1 < e->operands.size())
+          handed = e->operands[*position + 1];
+        std::string from = handed ? configuration_attribute(handed) : "";
+        // `quant_mode=self.quant_mode`: what the builder's own attribute copies.
+        if (from.empty() && handed && handed->kind == ExprKind::Attribute &&
+            is_name(handed->operands[0], "self")) {
+          RunCondition copied;
+          find_configuration_source(*cls, std::string(handed->text), copied);
+          from = !copied.config_key.empty()
+                     ? copied.config_key
+                     : constructor_argument_setting(cls.get(), std::string(handed->text));
+        }
+        if (from.empty() || (!key.empty() && from != key))
+          agreed = false;
+        else
+          key = from;
+        return false;
+      };
+      any_subexpression(st->value, construction, 32, false);
+      return !agreed;
+    });
+  }
+  if (agreed && constructions > 0)
+    it->second = key;
+  return it->second;
 }
 
 std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
