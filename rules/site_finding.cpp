@@ -412,12 +412,13 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
   attach_site_fix(f, rule.info().fix, site, m);
   if (site.unit)
     f.unit_class = std::string(site.unit->name);
-  for (auto [origin, expr] :
-       {std::pair{m.moved_origin, moved_expr}, {m.anchor_origin, anchor_expr}})
-    f.operand_origins.push_back({origin->kind, std::string(origin->label),
-                                 origin->has(OriginFact::EarlierIteration),
-                                 std::string(shorten_snippet(file.slice(expr->range))),
-                                 std::string(origin->through_empty_child)});
+  for (auto [origin, operand] : {std::pair{m.moved_origin, &site.operands[m.moved.front()]},
+                                 {m.anchor_origin, &site.operands[m.anchor]}})
+    f.operand_origins.push_back(
+        {origin->kind, std::string(origin->label), origin->has(OriginFact::EarlierIteration),
+         std::string(shorten_snippet(file.slice(operand->expr->range))),
+         std::string(origin->through_empty_child), origin->has(OriginFact::CastToCuda),
+         operand->role == OperandRole::Index});
   return f;
 }
 

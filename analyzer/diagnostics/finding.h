@@ -47,6 +47,10 @@ struct OperandOrigin {
   // A child holding nothing the operand went through last (`self.dropout(h)`): its hook, where it
   // is a map entry, moved the operand to its device.
   std::string through_empty_child;
+  // Cast by `.type_as(x)` to a CUDA type: a CPU tensor there goes to the current device.
+  bool cast_to_cuda = false;
+  // An index or mask: PyTorch accepts one on the CPU for a tensor on any device.
+  bool index = false;
 };
 
 // A test of the module's own settings on the path to a finding's line (`if self.rotary_value:`,

@@ -43,12 +43,16 @@ struct TreeIndex {
   std::vector<std::pair<std::string, const ModuleNode *>> modules; // pre-order
   std::unordered_map<std::string, size_t> position;                // path -> index in modules
   std::unordered_set<std::string> tensors;
+  std::unordered_set<std::string> non_persistent_buffers; // not in state_dict
 
   explicit TreeIndex(const ModuleTree &tree) : root(tree.root), modules(named_modules(tree)) {
     for (size_t i = 0; i < modules.size(); ++i)
       position.emplace(modules[i].first, i);
-    for (const NamedTensor &t : named_tensors(tree, false))
+    for (const NamedTensor &t : named_tensors(tree, false)) {
       tensors.insert(t.name);
+      if (t.tensor && t.tensor->is_buffer && !t.tensor->persistent)
+        non_persistent_buffers.insert(t.name);
+    }
   }
   const ModuleNode *module(const std::string &path) const {
     auto it = position.find(path);
@@ -281,6 +285,15 @@ std::set<DeviceName> as_passed(const std::string &parameter, const std::string &
   return out;
 }
 
+// A non-persistent buffer no map entry covers (its module split, transformers 5 lists only the
+// pieces): `_move_missing_keys_from_meta_to_device` asks `expand_device_map` for its device,
+// which falls back to the CPU, and `dispatch_model` checks only the state dict, so it stays there.
+bool left_on_cpu(const OperandOrigin &o, const std::string &path, const TreeIndex &tree,
+                 const DeviceMap &map) {
+  return o.kind == OriginKind::Parameter && tree.non_persistent_buffers.count(path) &&
+         !map.device_of(path) && !map.entries.empty();
+}
+
 std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_path,
                              const TreeIndex &tree, const DeviceMap &map, bool *known,
                              const PassedIndex &passed) {
@@ -313,6 +326,8 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     if (o.kind == OriginKind::Parameter || o.kind == OriginKind::Child)
       if (auto d = map.device_of(path))
         return {*d}; // a parameter, or a hooked child: its output stays on its device
+    if (left_on_cpu(o, path, tree, map))
+      return {o.cast_to_cuda ? "0" : "cpu"}; // `.type_as(x)`: the current device, cuda:0
     if (o.kind == OriginKind::Child)
       if (auto d = output_device(tree, map, path))
         return {*d};
@@ -381,6 +396,12 @@ std::string describe(const OperandOrigin &o, const std::set<DeviceName> &devices
       if (key == path)
         return text + " (where `self." + o.through_empty_child + "`'s hook moved it)";
   }
+  if (left_on_cpu(o, join(unit_path, o.label), tree, map))
+    return text + (o.cast_to_cuda ? " (a non-persistent buffer of a split module, which "
+                                    "transformers 5 loads on the CPU, cast to the current GPU "
+                                    "by `.type_as`)"
+                                  : " (a non-persistent buffer of a split module: transformers 5 "
+                                    "gives it no map entry and loads it on the CPU)");
   if (o.kind == OriginKind::LayerIteration && devices.size() == 1) {
     std::string r = layer_ranges(tree, map, join(unit_path, o.label), *devices.begin());
     if (!r.empty())
@@ -960,7 +981,12 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         r.placed = true;
         // An operand from a module this configuration does not build (a branch not taken)
         // has no device here: the site neither fails nor is cleared by this map.
-        if (!known || (a.size() == 1 && a == b))
+        // A CPU index (a non-persistent index buffer the loader left there) is accepted.
+        auto cpu_index = [](const OperandOrigin &o, const std::set<DeviceName> &d) {
+          return o.index && d.size() == 1 && *d.begin() == "cpu";
+        };
+        if (!known || (a.size() == 1 && a == b) || cpu_index(f.operand_origins[0], a) ||
+            cpu_index(f.operand_origins[1], b))
           continue;
         r.separated = true;
         // Two iterations of one layer list: name the boundary.

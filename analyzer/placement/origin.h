@@ -38,7 +38,8 @@ enum class OriginFact : uint32_t {
   OnePassList = 1u << 16,   // LayerIteration: appended to a list made during the same pass of its
                             // loop: every element of that list comes from one pass
   CastToCuda = 1u << 17,    // LiteralDevice: a CPU tensor `.type_as(x)` cast to x's CUDA type,
-                            // which names no GPU: the current device
+                            // which names no GPU: the current device. Parameter: cast so, a
+                            // buffer the loader left on the CPU goes there too
 };
 
 struct Origin {

@@ -316,8 +316,10 @@ const std::vector<std::string> &Interpreter::returned_child_outputs(const Module
         }
         return false;
       });
+      // Bound once, in forward's own body (not under an `if` that may leave the argument).
       if (bindings != 1 || binding->kind != StmtKind::Assign || binding->targets.size() != 1 ||
-          binding->targets[0]->kind != ExprKind::Name)
+          binding->targets[0]->kind != ExprKind::Name ||
+          std::find(forward->body.begin(), forward->body.end(), binding) == forward->body.end())
         return "";
       return single_child_call(binding->value);
     }

@@ -76,6 +76,11 @@ Value Interpreter::tensor_method(const Expr *call, std::string_view method, cons
             const_cast<Origin *>(make_origin(OriginKind::LiteralDevice, "cuda", call->range));
         current->set(OriginFact::CastToCuda);
         o = current;
+      } else if (o->kind == OriginKind::Parameter && !o->has(OriginFact::CastToCuda)) {
+        // A buffer the loader may have left on the CPU goes to the current device too.
+        Origin &copy = origins_.emplace_back(*o);
+        copy.set(OriginFact::CastToCuda);
+        o = &copy;
       }
     return cast;
   }
