@@ -400,4 +400,47 @@ void Interpreter::find_always_none_arguments() {
   }
 }
 
+void Interpreter::find_package_handed_arguments() {
+  // A call hands the parameter a value of the package's making unless it passes None, leaves it
+  // out, or hands on an argument of its own method that no model of the package fills either.
+  auto hands_made_value = [&](const Parameter &p, size_t index, const Expr *call,
+                              const ModuleClass *caller, const FunctionDef *method) {
+    std::optional<const Expr *> argument = argument_passed(call, index, p.name);
+    if (!argument)
+      return true; // a splat: unknown
+    const Expr *passed = *argument;
+    if (!passed || passed->kind == ExprKind::NoneLiteral)
+      return false;
+    if (passed->kind != ExprKind::Name || !method)
+      return true;
+    for (const Parameter &q : method->parameters)
+      if (q.name == passed->text)
+        return package_handed_arguments_.count(&q) > 0 ||
+               rebound_where_run(*method, caller, q.name, call->range);
+    return true; // a local the caller made
+  };
+  for (int round = 0; round < 8; ++round) {
+    bool grew = false;
+    for (const KnownCalls &known : known_calls_) {
+      const FunctionDef &forward = *known.forward;
+      for (size_t i = 1; i < forward.parameters.size(); ++i) {
+        const Parameter &p = forward.parameters[i];
+        if (p.variadic || !p.default_value || p.default_value->kind != ExprKind::NoneLiteral ||
+            package_handed_arguments_.count(&p))
+          continue;
+        for (const auto &[call, caller] : known.calls) {
+          const FunctionDef *method = nullptr;
+          if (call_runs(call, caller, &method) && hands_made_value(p, i, call, caller, method)) {
+            package_handed_arguments_.insert(&p);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+    if (!grew)
+      break;
+  }
+}
+
 } // namespace devlint

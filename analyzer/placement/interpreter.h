@@ -252,6 +252,11 @@ private:
   // those handed on from them).
   std::unordered_set<const Parameter *> always_none_arguments_;
   void find_always_none_arguments();
+  // None-default `forward` arguments some running call of the package hands a value it made
+  // (`encoder_hidden_states=encoder_outputs[0]`), not only None or the caller's own argument of
+  // that kind: a model of the package runs the branch that needs them.
+  std::unordered_set<const Parameter *> package_handed_arguments_;
+  void find_package_handed_arguments();
   // A condition of `fn` (a method of `cls`) the package decides: constant attributes, arguments
   // always None (none_unchecked: without looking whether `fn` rebinds them).
   std::optional<bool> decided_condition(const Expr *e, const FunctionDef &fn,
@@ -365,6 +370,7 @@ private:
   std::optional<Value> module_dict_element(const Expr *iterable);
   Value eval(const Expr *e);
   Value eval_comprehension(const Expr *e);
+  std::optional<Value> comprehension_over_literal(const Expr *e);
   std::string_view self_key(const Expr *e);
   Value module_value(std::string_view path, const ChildDecl *child);
   bool is_argument_object(const Expr *object, const Value &v) const;

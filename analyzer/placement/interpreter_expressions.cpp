@@ -111,6 +111,8 @@ Value Interpreter::element_of(const Expr *iterable, bool *pieces_of_one_tensor) 
 // `[f(x) for x in xs]`: a list whose elements are the body's value on each pass.
 Value Interpreter::eval_comprehension(const Expr *e) {
   Conditional conditional(frame_); // parts of it run only sometimes
+  if (std::optional<Value> each = comprehension_over_literal(e))
+    return *each;
   bool pieces_of_one_tensor = false;
   Value element = element_of(e->operands[1], &pieces_of_one_tensor);
   size_t origins_before = origins_.size();
@@ -144,6 +146,42 @@ Value Interpreter::eval_comprehension(const Expr *e) {
       copy.set(one_pass ? OriginFact::OnePassList : OriginFact::Collected);
       o = &copy;
     }
+  return v;
+}
+
+// `tuple(t[~stops] for t in [descriptors, keypoints, indices])`, one `for` over a literal list
+// and no filter: one element per listed value, each computed from that value alone, so that
+// unpacking it (`descriptors, keypoints, indices = ...`) gives each name its own.
+std::optional<Value> Interpreter::comprehension_over_literal(const Expr *e) {
+  constexpr size_t kMaxListed = 8;
+  const Expr *listed = e->operands.size() == 3 && e->keywords.empty() ? e->operands[1] : nullptr;
+  if (!listed || listed->kind != ExprKind::Tuple || listed->operands.size() < 2 ||
+      listed->operands.size() > kMaxListed || environment_too_large() ||
+      std::any_of(listed->operands.begin(), listed->operands.end(),
+                  [](const Expr *item) { return item->kind == ExprKind::Starred; }))
+    return std::nullopt;
+  Value v;
+  v.kind = Value::Kind::Tuple;
+  v.elements = std::make_shared<std::vector<Value>>();
+  ++comprehension_depth_;
+  for (const Expr *item : listed->operands) {
+    Value value = eval(item);
+    Env saved = frame_->env;
+    assign(e->operands[2], value, nullptr);
+    Value body = eval(e->operands[0]);
+    frame_->env = std::move(saved);
+    // Outside the comprehension its layer outputs are no longer "this iteration's".
+    for (const Origin *&o : body.origins)
+      if (o->kind == OriginKind::LayerIteration && !o->has(OriginFact::Collected) &&
+          !o->has(OriginFact::OnePassList)) {
+        Origin &copy = origins_.emplace_back(*o);
+        copy.set(OriginFact::Collected);
+        o = &copy;
+      }
+    devlint::add_origins(v.origins, origins_of(body), limits_.max_origins);
+    v.elements->push_back(std::move(body));
+  }
+  --comprehension_depth_;
   return v;
 }
 

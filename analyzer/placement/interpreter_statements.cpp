@@ -273,7 +273,8 @@ bool Interpreter::tests_none_default_argument(const Expr *condition) const {
   for (size_t i = first + 1; i < parameters.size(); ++i)
     if (parameters[i].name == condition->operands[0]->text)
       return parameters[i].default_value &&
-             parameters[i].default_value->kind == ExprKind::NoneLiteral;
+             parameters[i].default_value->kind == ExprKind::NoneLiteral &&
+             !package_handed_arguments_.count(&parameters[i]);
   return false;
 }
 
@@ -342,9 +343,10 @@ void Interpreter::exec_if(const Stmt *s) {
     frame_->env = std::move(then_env);
     return;
   }
-  // `if encoder_hidden_states is not None:` on an optional argument that defaults to None: the
-  // else branch is the path a call with the defaults runs, so its origins come first and name the
-  // joined values (`key = self.key(hidden_states)`, not the cross-attention line).
+  // `if encoder_hidden_states is not None:` on an optional argument that only a user fills: the
+  // path a call with the defaults runs (the else branch, or what held before the `if`) names the
+  // joined values (`key = self.key(hidden_states)`, not the cross-attention line). One a model of
+  // the package fills (a decoder handed the encoder's output) runs the branch there.
   Env merged = tests_none_default_argument(s->value) ? join_env(frame_->env, then_env)
                                                      : join_env(then_env, frame_->env);
   // `if a.device != b.device: b = b.to(a.device)`: after the guard, b is where a is.

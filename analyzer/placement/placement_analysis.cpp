@@ -627,6 +627,7 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
   find_list_element_flags();
   find_constant_attributes();
   find_always_none_arguments();
+  find_package_handed_arguments();
 }
 
 bool Interpreter::is_setup_method(std::string_view name) {

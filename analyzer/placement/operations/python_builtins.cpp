@@ -25,6 +25,9 @@ std::optional<Value> Interpreter::container_builtin_call(const Expr *call) {
   if (name == "max" || name == "min" || args.positional.empty())
     return Value::neutral();
   if (name == "list" || name == "tuple") {
+    // Known elements stay known (`tuple(t[mask] for t in [a, b])`).
+    if (args.positional[0].kind == Value::Kind::Tuple && args.positional[0].elements)
+      return args.positional[0];
     // A container: `tuple(a) + tuple(b)` concatenates, whatever the elements.
     Value container;
     container.kind = Value::Kind::Tuple;
