@@ -183,6 +183,17 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
       check_unhooked_layer_call(callee, call, args);
     }
   }
+  // An element of a list of modules that hold nothing (`self.class_embed[level](h, text)`):
+  // no element is a map entry of its own, so nothing moves what it is handed, and what it
+  // computes is made from those values where they are, not a per-element output.
+  if (callee.kind == Value::Kind::ModuleItem && callee.module_class &&
+      !callee.module_class->has_parameters() && !hand_parallel_run_ && !cpu_probe_)
+    if (const FunctionDef *forward = callee.module_class->find_method("forward")) {
+      ++muted_sites_;
+      Value out = call_function(forward, call, args, true, callee.module_class);
+      --muted_sites_;
+      return out;
+    }
   if (callee.kind == Value::Kind::ModuleItem) {
     if (hand_parallel_run_ && !cpu_probe_)
       check_unhooked_block_call(callee, call, args);
