@@ -154,10 +154,57 @@ void in_registration_order(DeviceMap &map, const TreeIndex &tree) {
 // returns is where its last part left it, in practice on the device of its last registered
 // submodule (a head's decoder after its transform, wherever a tied weight put the decoder's map
 // entry).
+// Whether `forward` uses its class's child `name` only for its weights (`self.decoder.weight`,
+// `self.dense.bias`): the child's own forward never runs there.
+bool only_weights_read(const FunctionDef &forward, std::string_view name) {
+  bool other_use = false, weight_read = false;
+  std::function<void(const Expr *, int)> walk = [&](const Expr *e, int depth) {
+    if (!e || depth > 64 || other_use)
+      return;
+    if (e->kind == ExprKind::Attribute && is_self_attribute(e->operands[0], name)) {
+      bool weight = e->text == "weight" || e->text == "bias";
+      weight_read |= weight;
+      other_use |= !weight;
+      return;
+    }
+    if (is_self_attribute(e, name)) {
+      other_use = true;
+      return;
+    }
+    for (const Expr *o : e->operands)
+      walk(o, depth + 1);
+    for (const Keyword &k : e->keywords)
+      walk(k.value, depth + 1);
+  };
+  find_statement(forward.body, [&](const Stmt *st) {
+    for_each_expression(st, [&](const Expr *root) { walk(root, 0); });
+    return other_use;
+  });
+  return weight_read && !other_use;
+}
+
 std::optional<DeviceName> output_device(const TreeIndex &tree, const DeviceMap &map,
                                         const std::string &path) {
   if (auto d = map.device_of(path))
     return d;
+  // Of its children, the last one its forward runs: one whose weights it only reads (a tied
+  // decoder's matrix in a matmul) makes nothing it returns.
+  const ModuleNode *node = tree.module(path);
+  const FunctionDef *forward = node && node->cls ? node->cls->find_method("forward") : nullptr;
+  if (forward && !node->children.empty()) {
+    std::optional<DeviceName> last;
+    bool skipped = false;
+    for (const auto &[name, child] : node->children) {
+      if (only_weights_read(*forward, name)) {
+        skipped = true;
+        continue;
+      }
+      if (auto d = output_device(tree, map, join(path, name)))
+        last = d;
+    }
+    if (skipped && last)
+      return last;
+  }
   std::optional<DeviceName> last;
   tree.for_subtree(path, [&](const std::string &p) {
     if (auto d = map.device_of(p))
