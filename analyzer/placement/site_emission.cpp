@@ -197,11 +197,8 @@ void find_configuration_source(const ModuleClass &unit, const std::string &name,
   if (const Stmt *assignment = find_statement(init->body, [&](const Stmt *st) {
         return st->kind == StmtKind::Assign && st->value &&
                st->value->kind == ExprKind::Conditional && st->value->operands.size() == 3 &&
-               std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *target) {
-                 return target->kind == ExprKind::Attribute && target->text == name &&
-                        target->operands[0]->kind == ExprKind::Name &&
-                        target->operands[0]->text == "self";
-               });
+               std::any_of(st->targets.begin(), st->targets.end(),
+                           [&](const Expr *target) { return is_self_attribute(target, name); });
       })) {
     const Expr *choice = assignment->value;
     bool none_else = choice->operands[2]->kind == ExprKind::NoneLiteral;
@@ -253,8 +250,7 @@ void find_configuration_source(const ModuleClass &unit, const std::string &name,
     if (st->kind != StmtKind::Assign)
       return false;
     for (const Expr *target : st->targets)
-      if (target->kind == ExprKind::Attribute && target->text == name &&
-          target->operands[0]->kind == ExprKind::Name && target->operands[0]->text == "self") {
+      if (is_self_attribute(target, name)) {
         std::string from = configuration_attribute(st->value);
         if (from.empty())
           from = local_configuration_attribute(st->value);
@@ -339,8 +335,7 @@ const std::string &Interpreter::constructor_argument_setting(const ModuleClass *
   find_statement(init->body, [&](const Stmt *st) {
     if (st->kind == StmtKind::Assign)
       for (const Expr *target : st->targets)
-        if (target->kind == ExprKind::Attribute && target->text == name &&
-            is_name(target->operands[0], "self")) {
+        if (is_self_attribute(target, name)) {
           only = st;
           ++assignments;
         }
@@ -448,8 +443,7 @@ std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
   find_statement(init->body, [&](const Stmt *st) {
     if (st->kind == StmtKind::Assign && st->value && st->value->kind != ExprKind::NoneLiteral)
       for (const Expr *target : st->targets)
-        bound += target->kind == ExprKind::Attribute && target->text == name &&
-                 is_name(target->operands[0], "self");
+        bound += is_self_attribute(target, name);
     return false;
   });
   if (bound > 1)
