@@ -89,6 +89,8 @@ void finish(ModelSetup &setup, const Package &package, const std::string &direct
 constexpr const char *kTreeHelpers[][2] = {
     {"backbone_utils.py", "backbone_utils import"},
     {"modeling_rope_utils.py", "ROPE_INIT_FUNCTIONS"},
+    // Time-series heads: DistributionOutput.get_parameter_projection builds their projection.
+    {"time_series_utils.py", "time_series_utils import"},
 };
 
 // Reads `path` as a library file of `setup` (its classes build modules, none is the model); false

@@ -24,7 +24,7 @@ enum class ExprKind : uint8_t {
   UnaryOp,     // text = operator, operands[0]
   BoolOp,      // and/or/not: operands
   Conditional, // operands[0] if operands[1] else operands[2]
-  Tuple,       // operands = elements (also lists and sets)
+  Tuple,       // operands = elements (also lists and sets); text = "tuple", "list" or "set"
   Dict,        // operands = values; keywords[i].value = the key of operands[i] (name empty)
   Number,
   String, // text = the literal's content without quotes (best effort)
@@ -92,6 +92,9 @@ struct Stmt {
   std::vector<Stmt *> body;
   std::vector<Stmt *> orelse;
   std::vector<std::vector<Stmt *>> handlers;
+  // Try: each handler's exception type as written (`Exception`, `(ImportError, OSError)`), empty
+  // for a bare `except:`.
+  std::vector<std::string_view> handler_types;
   std::vector<Stmt *> finalbody;
   FunctionDef *function = nullptr;
   ClassDef *class_def = nullptr;

@@ -846,7 +846,17 @@ static std::vector<int64_t> cpython_int_set_order(const std::vector<int64_t> &va
 // A set as the list its iteration walks. Strings hash by PYTHONHASHSEED, so their order differs
 // from run to run: first appearance is the order of one such run (the same tensors, registered in
 // another order). Ints (and bools) walk in CPython's order. Other elements stay unknown.
-static Value set_of(const ValueList &items, std::string_view leaf) {
+static Value unordered_set_of(const ValueList &items, std::string_view leaf);
+
+// A set's elements in CPython's iteration order where it is known (ints, and strings kept in
+// first-seen order as before); the value remembers it is a set for `==`.
+Value set_of(const ValueList &items, std::string_view leaf) {
+  Value v = unordered_set_of(items, leaf);
+  v.is_set = v.is(Kind::List);
+  return v;
+}
+
+static Value unordered_set_of(const ValueList &items, std::string_view leaf) {
   bool strings = true, ints = true;
   std::vector<int64_t> numbers;
   constexpr int64_t kHashedAsThemselves = (int64_t{1} << 61) - 2;
@@ -1059,7 +1069,7 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
   }
   if (leaf == "set" || leaf == "frozenset") {
     if (p.empty())
-      return Value::list_of({});
+      return set_of({}, leaf);
     Value items = p[0].is(Kind::Dict) ? call_builtin("list", a, frame, call) : p[0];
     if (!items.is(Kind::List))
       return Value::unknown(std::string(leaf) + "()");

@@ -156,6 +156,11 @@ private:
   std::unordered_set<const SyntaxFile *> indexed_;
   int depth_ = 0;
   uint64_t statements_ = 0;
+  // The handlers' exception types of each `try` body being run, innermost last; and whether a
+  // `raise` one of them catches is unwinding to it (every block stops until that `try`).
+  std::vector<const std::vector<std::string_view> *> catching_;
+  bool unwinding_ = false;
+  std::string raised_name_; // the class the unwinding `raise` raises ("" for a bare `raise`)
   int next_storage_ = 0;
   // `self.NAME` while the value assigned to it is evaluated (names a sub-model not built).
   std::string assignment_target_;
@@ -353,11 +358,17 @@ private:
               std::vector<std::pair<std::string, std::optional<Value>>> *saved = nullptr);
 
   std::string_view statement_keyword(const Stmt *s, const Frame &frame) const;
-  bool only_logs(const std::vector<Stmt *> &block, Frame &frame);
+  // Whether running `block` leaves the module being built as it was: it only logs, fills
+  // tensors in place, or calls the file's functions without `self`.
+  bool builds_nothing(const std::vector<Stmt *> &block, Frame &frame);
 
   void exec_block(const std::vector<Stmt *> &body, Frame &frame);
 
   void exec(const Stmt *s, Frame &frame);
 };
+
+// `{a, b}`, set(items), frozenset(items): a List marked as a set, its elements in CPython's order
+// where known; unknown when the order is not (elements of other kinds).
+Value set_of(const ValueList &items, std::string_view leaf);
 
 } // namespace devlint::simulation

@@ -164,6 +164,8 @@ Value Evaluator::eval_value(const Expr *e, Frame &frame) {
       }
       items.push_back(eval(x, frame));
     }
+    if (e->text == "set")
+      return set_of(items, "set");
     return Value::list_of(std::move(items));
   }
   case ExprKind::Dict: {
@@ -210,9 +212,13 @@ Value Evaluator::eval_value(const Expr *e, Frame &frame) {
     }
     Value a = eval(e->operands[0], frame);
     auto t = truthy(a);
-    if (!t)
-      return a;
     bool is_and = e->text == "and";
+    if (!t) {
+      // `unknown and False` is falsy whichever value the unknown has (`is_cuda_platform() and
+      // is_ninja_available()`), `unknown or True` truthy: a condition is decided.
+      Value b = eval(e->operands[1], frame);
+      return b.is(Kind::Bool) && b.integer == (is_and ? 0 : 1) ? b : a;
+    }
     if (is_and ? !*t : *t)
       return a;
     return eval(e->operands[1], frame);

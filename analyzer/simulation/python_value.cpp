@@ -42,8 +42,22 @@ std::optional<bool> equal(const Value &a, const Value &b) {
   if (a.is(Kind::Str) && b.is(Kind::Str))
     return a.text == b.text;
   if (a.is(Kind::List) && b.is(Kind::List)) {
-    if (a.list->size() != b.list->size())
+    if (a.list->size() != b.list->size() || a.is_set != b.is_set)
       return false;
+    if (a.is_set) { // elements are unique: each of a's is in b
+      for (const Value &x : *a.list) {
+        bool found = false;
+        for (const Value &y : *b.list) {
+          auto e = equal(x, y);
+          if (!e)
+            return e;
+          found = found || *e;
+        }
+        if (!found)
+          return false;
+      }
+      return true;
+    }
     for (size_t i = 0; i < a.list->size(); ++i) {
       auto e = equal((*a.list)[i], (*b.list)[i]);
       if (!e || !*e)

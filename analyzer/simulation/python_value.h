@@ -48,6 +48,9 @@ struct Value {
   double real = 0;
   std::string text;                // Str; Unknown: why; Namespace: dotted name
   std::shared_ptr<ValueList> list; // List; Tensor: a 1-D array's elements, when known
+  // A List that is a Python set (`{a, b}`, `set(...)`): `==` ignores its order, and it never
+  // equals a list or tuple.
+  bool is_set = false;
   std::shared_ptr<ValueDict> dict;
   std::shared_ptr<ObjectData> object;
   ModuleNode *module = nullptr;

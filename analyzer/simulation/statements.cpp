@@ -1,6 +1,9 @@
 // Executing statements: assignments, if/for/while/with/try, def, return, break and continue.
 #include "simulation/evaluator.h"
 
+#include <cctype>
+#include <sstream>
+
 namespace devlint::simulation {
 
 void Evaluator::dict_set(const Value &dict, const Value &key, const Value &v) {
@@ -131,7 +134,7 @@ std::string_view Evaluator::statement_keyword(const Stmt *s, const Frame &frame)
 // (`logging.get_logger(...)` or `logging.getLogger(...)`: they return None and change no object),
 // `warnings.warn` and `print`, in-place operations on tensors, and if statements whose branches
 // that may run are such blocks (elif).
-bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
+bool Evaluator::builds_nothing(const std::vector<Stmt *> &block, Frame &frame) {
   for (const Stmt *s : block) {
     if (s->kind == StmtKind::Other && statement_keyword(s, frame) == "pass")
       continue;
@@ -139,14 +142,37 @@ bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
       // A nested condition that is known runs one branch (`if self.use_mambapy:`, false, keeps a
       // `raise` in the other out of it).
       std::optional<bool> taken = truthy(eval(s->value, frame));
-      if (taken ? only_logs(*taken ? s->body : s->orelse, frame)
-                : only_logs(s->body, frame) && only_logs(s->orelse, frame))
+      if (taken ? builds_nothing(*taken ? s->body : s->orelse, frame)
+                : builds_nothing(s->body, frame) && builds_nothing(s->orelse, frame))
+        continue;
+      return false;
+    }
+    // A `try` that only does such things, logging what it catches (a kernel load that may fail).
+    if (s->kind == StmtKind::Try) {
+      if (builds_nothing(s->body, frame) && builds_nothing(s->orelse, frame) &&
+          builds_nothing(s->finalbody, frame) &&
+          std::all_of(s->handlers.begin(), s->handlers.end(),
+                      [&](const auto &handler) { return builds_nothing(handler, frame); }))
         continue;
       return false;
     }
     if (s->kind != StmtKind::Expr || !s->value || s->value->kind != ExprKind::Call ||
         s->value->operands.empty())
       return false;
+    // A function of the file handed nothing of `self` (`load_cuda_kernels()`): whatever it does,
+    // it cannot register anything on the module being built.
+    auto mentions_self = [](const Expr *a) {
+      return any_subexpression(
+          a, [](const Expr *x) { return is_name(x, "self"); }, 64, true);
+    };
+    if (s->value->operands[0]->kind == ExprKind::Name &&
+        std::none_of(s->value->operands.begin() + 1, s->value->operands.end(), mentions_self) &&
+        std::none_of(s->value->keywords.begin(), s->value->keywords.end(),
+                     [&](const Keyword &k) { return mentions_self(k.value); })) {
+      Value callee = eval(s->value->operands[0], frame);
+      if (callee.is(Kind::Function) && !callee.bound_self && !callee.class_def)
+        continue;
+    }
     // An in-place operation fills a tensor without resizing it (`w.copy_(other)`).
     const Expr *callee_expr = s->value->operands[0];
     if (callee_expr->kind == ExprKind::Attribute && !callee_expr->operands.empty() &&
@@ -163,9 +189,46 @@ bool Evaluator::only_logs(const std::vector<Stmt *> &block, Frame &frame) {
   return true;
 }
 
+namespace {
+
+// The exception class a `raise` statement raises, from its text (`raise ImportError(...)`,
+// `raise errors.X from e`); "" for a bare `raise`.
+std::string raised_exception_name(std::string_view statement) {
+  size_t at = statement.find_first_not_of(" \t", 5); // after "raise"
+  size_t end = at;
+  while (end < statement.size() && (std::isalnum(static_cast<unsigned char>(statement[end])) ||
+                                    statement[end] == '_' || statement[end] == '.'))
+    ++end;
+  std::string_view name = at == std::string_view::npos ? "" : statement.substr(at, end - at);
+  return std::string(
+      name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1));
+}
+
+// Whether `except TYPES:` catches `name`: a bare `except`, `Exception` or `BaseException`, the
+// class itself, or ImportError for ModuleNotFoundError (the one subclass raised by imports).
+bool catches(std::string_view types, const std::string &name) {
+  if (types.empty())
+    return true;
+  std::string text(types);
+  for (char &c : text)
+    if (c == '(' || c == ')' || c == ',' || c == '\n' || c == '\t')
+      c = ' ';
+  std::istringstream items(text);
+  for (std::string item; items >> item;) {
+    std::string leaf = item.substr(item.rfind('.') + 1);
+    if (leaf == "Exception" || leaf == "BaseException" ||
+        (!name.empty() &&
+         (leaf == name || (leaf == "ImportError" && name == "ModuleNotFoundError"))))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 void Evaluator::exec_block(const std::vector<Stmt *> &body, Frame &frame) {
   for (const Stmt *s : body) {
-    if (frame.returned || frame.broke || frame.continued)
+    if (frame.returned || frame.broke || frame.continued || unwinding_)
       return;
     exec(s, frame);
   }
@@ -208,7 +271,7 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
     auto t = truthy(cond);
     if (!t) {
       // Whichever branch runs, it only logs: nothing the model builds depends on the condition.
-      if (only_logs(s->body, frame) && only_logs(s->orelse, frame))
+      if (builds_nothing(s->body, frame) && builds_nothing(s->orelse, frame))
         return;
       report_unknown_value(frame, s->value, cond, "condition (taken as true)");
       t = true;
@@ -247,7 +310,7 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
         broke = true;
         break;
       }
-      if (frame.returned)
+      if (frame.returned || unwinding_)
         return;
     }
     if (!broke)
@@ -269,28 +332,54 @@ void Evaluator::exec(const Stmt *s, Frame &frame) {
         frame.broke = false;
         break;
       }
-      if (frame.returned)
+      if (frame.returned || unwinding_)
         return;
     }
     return;
   }
   case StmtKind::With:
-  case StmtKind::Try:
     exec_block(s->body, frame);
-    if (s->kind == StmtKind::Try) {
-      exec_block(s->orelse, frame);
-      exec_block(s->finalbody, frame);
-    }
     return;
+  case StmtKind::Try: {
+    catching_.push_back(&s->handler_types);
+    exec_block(s->body, frame);
+    catching_.pop_back();
+    if (unwinding_) {
+      // A `raise` one of these handlers catches: run the first that does.
+      unwinding_ = false;
+      for (size_t i = 0; i < s->handlers.size(); ++i)
+        if (catches(s->handler_types[i], raised_name_)) {
+          exec_block(s->handlers[i], frame);
+          break;
+        }
+    } else {
+      exec_block(s->orelse, frame);
+    }
+    exec_block(s->finalbody, frame);
+    return;
+  }
   case StmtKind::Return:
     frame.return_value = s->value ? eval(s->value, frame) : Value::none();
     frame.returned = true;
     return;
-  case StmtKind::Raise:
+  case StmtKind::Raise: {
+    // Caught by an enclosing `try` (in this function or a caller): the model builds on from its
+    // handler, as Python does; not a part left unevaluated.
+    raised_name_ = raised_exception_name(text_of(frame.file, s->range));
+    if (std::any_of(catching_.begin(), catching_.end(), [&](const auto *types) {
+          return std::any_of(types->begin(), types->end(),
+                             [&](std::string_view t) { return catches(t, raised_name_); });
+        })) {
+      unwinding_ = true;
+      frame.returned = true;
+      frame.return_value = Value::unknown("raised");
+      return;
+    }
     report(frame, s->range, "reached `" + text_of(frame.file, s->range) + "`");
     frame.returned = true;
     frame.return_value = Value::unknown("raised");
     return;
+  }
   case StmtKind::FunctionDef: {
     Value fn;
     fn.kind = Kind::Function;

@@ -421,9 +421,13 @@ private:
         Sym k = kind(c);
         if (k == Sym::ExceptClause || k == Sym::ExceptGroupClause) {
           s->handlers.emplace_back();
+          s->handler_types.emplace_back();
           for_each_named_child(c, [&](TSNode b) {
             if (kind(b) == Sym::Block)
               lower_block(b, s->handlers.back(), depth);
+            else if (s->handler_types.back().empty())
+              s->handler_types.back() =
+                  text(kind(b) == Sym::AsPattern ? ts_node_named_child(b, 0) : b);
           });
         } else if (k == Sym::ElseClause) {
           lower_block(field(c, sym_.body), s->orelse, depth);
@@ -792,7 +796,9 @@ private:
     case Sym::TuplePattern:
     case Sym::ListPattern: {
       Expr *e = make_expr(ExprKind::Tuple, n);
-      e->text = kind(n) == Sym::List || kind(n) == Sym::ListPattern ? "list" : "tuple";
+      e->text = kind(n) == Sym::List || kind(n) == Sym::ListPattern ? "list"
+                : kind(n) == Sym::Set                               ? "set"
+                                                                    : "tuple";
       for_each_named_child(n, [&](TSNode c) {
         if (Expr *x = lower_expr(c, depth))
           e->operands.push_back(x);
