@@ -75,6 +75,9 @@ struct RunCondition {
   // the line runs only where the caller hands the module at least one of these (defaulting to
   // None) as a tensor; `attribute` is empty then.
   std::vector<std::string> arguments;
+  // A test that the method's primary input is None (`if input_ids is None:` beside an
+  // `inputs_embeds` parameter): the line runs only for callers that hand embeddings instead.
+  std::string embeddings_instead; // the embeddings parameter's name; empty otherwise
 };
 
 struct Finding {

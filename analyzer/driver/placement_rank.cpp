@@ -183,8 +183,12 @@ bool only_weights_read(const FunctionDef &forward, std::string_view name) {
   return weight_read && !other_use;
 }
 
+// `skipped_weights_only`: set when the answer left out a child whose weights were only read, here
+// or in a split child below (a head whose split predictions module reads its tied decoder's
+// weight returns from the transform, not from the decoder registered after it).
 std::optional<DeviceName> output_device(const TreeIndex &tree, const DeviceMap &map,
-                                        const std::string &path) {
+                                        const std::string &path,
+                                        bool *skipped_weights_only = nullptr) {
   if (auto d = map.device_of(path))
     return d;
   // Of its children, the last one its forward runs: one whose weights it only reads (a tied
@@ -199,11 +203,17 @@ std::optional<DeviceName> output_device(const TreeIndex &tree, const DeviceMap &
         skipped = true;
         continue;
       }
-      if (auto d = output_device(tree, map, join(path, name)))
+      bool skipped_below = false;
+      if (auto d = output_device(tree, map, join(path, name), &skipped_below)) {
         last = d;
+        skipped = skipped || skipped_below;
+      }
     }
-    if (skipped && last)
+    if (skipped && last) {
+      if (skipped_weights_only)
+        *skipped_weights_only = true;
       return last;
+    }
   }
   std::optional<DeviceName> last;
   tree.for_subtree(path, [&](const std::string &p) {
@@ -1371,6 +1381,16 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       // setting. The task settings every PretrainedConfig holds (`num_labels`, `problem_type`)
       // are what fine-tuning passes to from_pretrained: the lines they pick run as written.
       f.level = prefix.empty() || task_settings_only ? FindingLevel::Error : FindingLevel::Warning;
+      // Only a caller that builds the embeddings itself runs the line: it fails for such calls,
+      // not for the model called with its ids.
+      auto instead =
+          std::find_if(f.run_conditions.begin(), f.run_conditions.end(),
+                       [](const RunCondition &t) { return !t.embeddings_instead.empty(); });
+      if (instead != f.run_conditions.end()) {
+        f.level = FindingLevel::Warning;
+        prefix += "runs only when `" + printable(instead->text) + "`, for a caller that hands `" +
+                  instead->embeddings_instead + "` instead of `input_ids`; with such a call it ";
+      }
       f.placement = prefix + text;
       kept.push_back(std::move(f));
       continue;

@@ -55,6 +55,10 @@ struct Value {
   // A tensor joined where paths meet (`if input_ids is None: m = emb == k` / `else: m = ids ==
   // k`): the origins it holds on each path, when there are a few; null when one path or unknown.
   std::shared_ptr<const std::vector<OriginSet>> paths;
+  // An object whose attributes the code assigned (`outputs.pooler_output = self.embed(ids)`,
+  // then `return outputs`): each attribute's value, the latest first. Reading the attribute gives
+  // that value, not the object's origins. Dropped where paths with different objects meet.
+  std::shared_ptr<const std::vector<std::pair<std::string_view, Value>>> fields;
 
   bool has_origins() const { return !origins.empty(); }
   static Value neutral() { return {}; }

@@ -246,6 +246,7 @@ private:
   };
   std::unordered_map<std::string_view, ConstantAttribute> constant_attributes_;
   void find_constant_attributes();
+  void note_embeddings_instead(Site &site) const;
   void note_argument_conditions(Site &site) const;
   const ConstantAttribute *constant_attribute(const ModuleClass *cls, std::string_view name) const;
   // None-default `forward` arguments every call that runs leaves None (unpassed_arguments_ and
@@ -373,6 +374,8 @@ private:
   std::optional<Value> comprehension_over_literal(const Expr *e);
   std::string_view self_key(const Expr *e);
   Value module_value(std::string_view path, const ChildDecl *child);
+  std::optional<std::pair<std::string, const ChildDecl *>>
+  input_embeddings_path(const ModuleClass &cls, int depth) const;
   bool is_argument_object(const Expr *object, const Value &v) const;
   Value eval_attribute(const Expr *e);
   // `self.attr` as the running class declares it (a child, parameter or plain tensor), before

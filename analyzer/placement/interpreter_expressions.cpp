@@ -583,6 +583,10 @@ Value Interpreter::eval_attribute(const Expr *e) {
     return Value::neutral();
   }
   Value base = eval(object);
+  if (base.fields)
+    for (const auto &[name, value] : *base.fields)
+      if (name == attr)
+        return value;
   // `layer.__call__` handed to a checkpointing helper is the layer itself.
   if ((base.kind == Value::Kind::Module || base.kind == Value::Kind::ModuleItem) &&
       (attr == "__call__" || attr == "forward"))

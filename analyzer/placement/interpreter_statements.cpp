@@ -326,6 +326,18 @@ void Interpreter::exec_if(const Stmt *s) {
   frame_->terminated = false;
   exec_block(s->orelse);
   frame_->assumed.pop_back();
+  // `if mask is not None: mask = mask.to(x.device)`: where the test fails `mask` is None, so the
+  // tensor it held before the test reaches nothing after it (and `is None` the other way round).
+  if (std::string op = comparison_operator(s->value);
+      (op == "is not" || op == "is") && s->value->operands[0]->kind == ExprKind::Name &&
+      s->value->operands[1]->kind == ExprKind::NoneLiteral) {
+    std::string_view name = s->value->operands[0]->text;
+    Env &none_path = op == "is not" ? frame_->env : then_env;
+    auto held = before.find(name), now = none_path.find(name);
+    if (held != before.end() && now != none_path.end() &&
+        held->second.origins == now->second.origins)
+      now->second = Value::neutral();
+  }
   bool else_terminated = frame_->terminated;
   if (then_terminated && else_terminated) {
     frame_->terminated = true;
@@ -432,10 +444,27 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
   case ExprKind::Name:
     frame_->env[target->text] = named_device(v, target->text, target->range);
     break;
-  case ExprKind::Attribute:
-    if (is_name(target->operands[0], "self") || target->operands[0]->kind == ExprKind::Name)
+  case ExprKind::Attribute: {
+    const Expr *object = target->operands[0];
+    if (is_name(object, "self") || object->kind == ExprKind::Name)
       frame_->env[frame_->file ? frame_->file->source->slice(target->range) : target->text] = v;
+    // `outputs.pooler_output = ...` on a local object: the object now carries the value, through
+    // a `return` too.
+    if (object->kind == ExprKind::Name && !is_name(object, "self"))
+      if (auto it = frame_->env.find(object->text);
+          it != frame_->env.end() &&
+          (it->second.kind == Value::Kind::Tensor || it->second.kind == Value::Kind::Tuple ||
+           it->second.kind == Value::Kind::Neutral)) {
+        auto fields = std::make_shared<std::vector<std::pair<std::string_view, Value>>>();
+        fields->emplace_back(target->text, v);
+        if (it->second.fields)
+          for (const auto &field : *it->second.fields)
+            if (field.first != target->text)
+              fields->push_back(field);
+        it->second.fields = std::move(fields);
+      }
     break;
+  }
   case ExprKind::Tuple: {
     const auto &targets = target->operands;
     if (v.kind == Value::Kind::Tuple && v.elements && v.elements->size() == targets.size()) {

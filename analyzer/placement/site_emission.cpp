@@ -577,6 +577,42 @@ void Interpreter::note_argument_conditions(Site &site) const {
       }
     }
   }
+  note_embeddings_instead(site);
+}
+
+// `if input_ids is None:` (or `if inputs_embeds is not None:`) in a method of the unit (forward
+// or a helper such as get_placeholder_mask) taking both: the branch runs only for a caller that
+// hands embeddings instead of token ids.
+void Interpreter::note_embeddings_instead(Site &site) const {
+  const ModuleClass *unit = frame_->unit;
+  for (const Frame *f = frame_; f && f->unit == unit; f = f->parent) {
+    if (!f->function || !f->file || f->function->parameters.size() < 3 ||
+        f->function->parameters[0].name != "self")
+      continue;
+    // transformers' calling convention: token ids first, `inputs_embeds` in their place.
+    std::string_view primary = f->function->parameters[1].name, embeddings = "inputs_embeds";
+    if (primary != "input_ids" ||
+        std::none_of(f->function->parameters.begin(), f->function->parameters.end(),
+                     [&](const Parameter &p) { return p.name == embeddings; }))
+      continue;
+    for (const auto &[condition, taken] : f->assumed) {
+      std::string op = comparison_operator(condition);
+      if (!condition || (op != "is" && op != "is not") ||
+          condition->operands[1]->kind != ExprKind::NoneLiteral)
+        continue;
+      // No ids (`input_ids is None` holds), or embeddings given (`inputs_embeds is not None`).
+      bool ids_absent = is_name(condition->operands[0], primary) && (op == "is") == taken;
+      bool embeddings_given =
+          is_name(condition->operands[0], embeddings) && (op == "is not") == taken;
+      if (!ids_absent && !embeddings_given)
+        continue;
+      RunCondition run;
+      run.text = std::string(f->file->source->slice(condition->range));
+      run.holds = taken;
+      run.embeddings_instead = std::string(embeddings);
+      site.run_conditions.push_back(std::move(run));
+    }
+  }
 }
 
 const OriginSet *Interpreter::emit(Site &site) {

@@ -463,6 +463,13 @@ Value Interpreter::module_receiver_call(const Expr *call, const Value &receiver)
         eval_args(call);
         return module_value(intern(std::string(receiver.path) + "." + child->name), child);
       }
+  // `self.language_model.get_input_embeddings()`: transformers' getter finds the embedding.
+  if (cls && leaf == "get_input_embeddings" && call->operands.size() == 1)
+    if (auto embeddings = input_embeddings_path(*cls, 0)) {
+      eval_args(call);
+      return module_value(intern(std::string(receiver.path) + "." + embeddings->first),
+                          embeddings->second);
+    }
   // `self.lm_head.to(device)`, `.float()`: nn.Module's casts and moves return the module itself.
   if (receiver.kind == Value::Kind::Module && receiver.child && !(cls && cls->find_method(leaf)) &&
       (leaf == "to" || leaf == "cuda" || leaf == "cpu" || leaf == "float" || leaf == "half" ||
@@ -486,7 +493,17 @@ Value Interpreter::module_receiver_call(const Expr *call, const Value &receiver)
       !(cls && cls->find_method(leaf))) {
     Args args = eval_args(call);
     Value result = generate_call(call, args, target);
-    return module ? module_call(target, call, args) : result;
+    Value out = module ? module_call(target, call, args) : result;
+    // GenerationMixin grows the ids it is handed, moving each step's logits to their device
+    // (`outputs.logits[:, -1, :].to(..., device=input_ids.device)`): the sequences it returns
+    // are where `input_ids` was, not on the module's last part.
+    const Value *ids = args.positional.empty() ? nullptr : &args.positional[0];
+    for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+      if (call->keywords[k].name == "input_ids" || call->keywords[k].name == "inputs")
+        ids = &args.keywords[k].second;
+    if (ids && ids->kind == Value::Kind::Tensor && ids->has_origins())
+      return *ids;
+    return out;
   }
   if (module)
     return module_call(target, call, eval_args(call));
