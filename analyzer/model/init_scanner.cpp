@@ -804,15 +804,32 @@ void PackageBuilder::resolve_member_children() {
 }
 
 void PackageBuilder::add_child(ModuleClass &cls, ChildDecl child) {
-  for (ChildDecl &existing : cls.children)
-    if (existing.name == child.name) {
-      if (existing.class_name.empty())
-        existing = std::move(child);
-      else if (child.has_parameters && !existing.has_parameters && !child.is_loss)
-        existing = std::move(child); // `if ...: self.x = nn.GELU() else: self.x = Mlp()`
-      return;
-    }
-  cls.children.push_back(std::move(child));
+  auto same_name = [&](const ChildDecl &c) { return c.name == child.name; };
+  auto existing = std::find_if(cls.children.begin(), cls.children.end(), same_name);
+  if (existing == cls.children.end()) {
+    cls.children.push_back(std::move(child));
+    return;
+  }
+  if (existing->class_name.empty()) {
+    *existing = std::move(child);
+  } else if (child.has_parameters && !existing->has_parameters && !child.is_loss) {
+    *existing = std::move(child); // `if ...: self.x = nn.GELU() else: self.x = Mlp()`
+  } else if (child.kind == ChildKind::Single && existing->kind == ChildKind::Single &&
+             child.has_parameters && existing->has_parameters && !child.is_loss &&
+             !child.class_name.empty()) {
+    // `if ...: self.attention = LSHAttention(config) else: self.attention =
+    // LocalAttention(config)`: each class is a child of this one in the models that build it, so
+    // each is kept, after the first under the same name (`find_child` still answers with the
+    // first).
+    auto last = existing;
+    for (auto it = existing; it != cls.children.end(); ++it)
+      if (same_name(*it)) {
+        if (it->class_name == child.class_name)
+          return;
+        last = it;
+      }
+    cls.children.insert(last + 1, std::move(child));
+  }
 }
 
 void PackageBuilder::scan_call(ModuleClass &cls, const Expr *e, SourceRange range,

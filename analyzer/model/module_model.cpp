@@ -77,9 +77,16 @@ std::vector<const ChildDecl *> ModuleClass::all_children() const {
   for (const ModuleClass *b : bases)
     for (const ChildDecl *c : b->all_children())
       out.push_back(c);
+  // A child of the class replaces a base's of that name; one attribute built as different
+  // classes in different branches (`if ...: self.attention = A(...) else: ... = B(...)`) keeps
+  // each.
+  auto inherited = static_cast<std::ptrdiff_t>(out.size());
   for (const ChildDecl &c : children) {
     auto same = [&](const ChildDecl *o) { return o->name == c.name; };
-    out.erase(std::remove_if(out.begin(), out.end(), same), out.end());
+    auto first_own = out.begin() + inherited;
+    auto kept = std::remove_if(out.begin(), first_own, same);
+    inherited -= std::distance(kept, first_own);
+    out.erase(kept, first_own);
     out.push_back(&c);
   }
   return out;
