@@ -290,6 +290,85 @@ bool rebound_after_init(const ModuleClass &unit, const std::vector<std::string> 
   return false;
 }
 
+// The `if` tests around `where` in `body`, outermost first, each with the branch taken.
+void guards_around(const std::vector<Stmt *> &body, uint32_t where,
+                   std::vector<std::pair<const Expr *, bool>> &out, int depth = 0) {
+  if (depth > 64)
+    return;
+  for (const Stmt *s : body) {
+    if (where < s->range.begin || where >= s->range.end)
+      continue;
+    auto in = [&](const std::vector<Stmt *> &branch) {
+      return std::any_of(branch.begin(), branch.end(), [&](const Stmt *b) {
+        return b->range.begin <= where && where < b->range.end;
+      });
+    };
+    if (s->kind == StmtKind::If) {
+      bool in_body = in(s->body);
+      out.emplace_back(s->value, in_body);
+      guards_around(in_body ? s->body : s->orelse, where, out, depth + 1);
+    } else {
+      guards_around(s->body, where, out, depth + 1);
+      guards_around(s->orelse, where, out, depth + 1);
+    }
+    return;
+  }
+}
+
+// transformers' sequence-classification heads fill `self.config.problem_type` only where the
+// configuration left it None (`if self.config.problem_type is None: if self.num_labels == 1:
+// ... = "regression" ...`). A line under `problem_type == "regression"` that also needs
+// `self.num_labels == 1` to fail (`else: loss_fct(logits, labels)`) never sees the filled value:
+// only a configuration setting it runs the line, so the test stays. True for `test` read in
+// `method` under `assumed` when every assignment of its attribute outside `__init__` is such a
+// fill in `method` and the fill of the tested value sits under a test `assumed` takes the other
+// way.
+bool set_only_by_configuration(const ModuleClass &unit, const SyntaxFile &file,
+                               const FunctionDef &method,
+                               const std::vector<std::pair<const Expr *, bool>> &assumed,
+                               const RunCondition &test) {
+  if (test.comparison != "==" || !test.holds || test.literal.size() < 2 ||
+      test.literal.front() != '"')
+    return false;
+  std::string written = "self";
+  for (const std::string &part : test.attribute)
+    written += "." + part;
+  auto assigns = [&](const Stmt *st) {
+    return st->kind == StmtKind::Assign &&
+           std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *t) {
+             return t->kind == ExprKind::Attribute && condition_text(file, t) == written;
+           });
+  };
+  for (const FunctionDef *m : unit.def->methods)
+    if (m != &method && m->name != "__init__" && find_statement(m->body, assigns))
+      return false;
+  bool found = false, every_fill = true;
+  find_statement(method.body, [&](const Stmt *st) {
+    if (!assigns(st))
+      return false;
+    std::vector<std::pair<const Expr *, bool>> guards;
+    guards_around(method.body, st->range.begin, guards);
+    bool fill = std::any_of(guards.begin(), guards.end(), [&](const auto &g) {
+      return g.second && comparison_operator(g.first) == "is" &&
+             condition_text(file, g.first->operands[0]) == written &&
+             g.first->operands[1]->kind == ExprKind::NoneLiteral;
+    });
+    every_fill = every_fill && fill;
+    const Expr *value = st->value;
+    if (!fill || !value || value->kind != ExprKind::String ||
+        "\"" + std::string(value->text) + "\"" != test.literal || guards.empty())
+      return false;
+    // The innermost test the filled value needs, taken the other way where the line runs.
+    const auto &[guard, way] = guards.back();
+    std::string guard_text = condition_text(file, guard);
+    found = found || std::any_of(assumed.begin(), assumed.end(), [&](const auto &a) {
+              return a.first && a.second != way && condition_text(file, a.first) == guard_text;
+            });
+    return false;
+  });
+  return found && every_fill;
+}
+
 } // namespace
 
 std::vector<RunCondition> Interpreter::run_conditions() const {
@@ -297,16 +376,24 @@ std::vector<RunCondition> Interpreter::run_conditions() const {
   const ModuleClass *unit = frame_->unit;
   if (!unit)
     return tests;
+  std::vector<char> configured; // per test: only a configuration sets what it reads
   for (const Frame *f = frame_; f && f->unit == unit; f = f->parent) {
     if (!f->file)
       continue;
-    for (const auto &[condition, taken] : f->assumed)
+    for (const auto &[condition, taken] : f->assumed) {
+      size_t before = tests.size();
       self_tests_required(*f->file, condition, taken, tests);
+      for (size_t i = before; i < tests.size(); ++i)
+        configured.push_back(
+            f->function && unit->def &&
+            set_only_by_configuration(*unit, *f->file, *f->function, f->assumed, tests[i]));
+    }
   }
-  tests.erase(
-      std::remove_if(tests.begin(), tests.end(),
-                     [&](const RunCondition &t) { return rebound_after_init(*unit, t.attribute); }),
-      tests.end());
+  std::vector<RunCondition> kept;
+  for (size_t i = 0; i < tests.size(); ++i)
+    if (configured[i] || !rebound_after_init(*unit, tests[i].attribute))
+      kept.push_back(std::move(tests[i]));
+  tests = std::move(kept);
   for (RunCondition &test : tests) {
     if (!test.subscript.empty())
       continue; // one element of a setting: no keyword sets it alone
