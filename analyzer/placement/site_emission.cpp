@@ -359,7 +359,8 @@ bool set_only_by_configuration(const ModuleClass &unit, const SyntaxFile &file,
         "\"" + std::string(value->text) + "\"" != test.literal || guards.empty())
       return false;
     // The innermost test the filled value needs, taken the other way where the line runs.
-    const auto &[guard, way] = guards.back();
+    const Expr *guard = guards.back().first;
+    bool way = guards.back().second; // a plain local: lambdas capture no structured binding
     std::string guard_text = condition_text(file, guard);
     found = found || std::any_of(assumed.begin(), assumed.end(), [&](const auto &a) {
               return a.first && a.second != way && condition_text(file, a.first) == guard_text;
