@@ -230,6 +230,7 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
     std::vector<std::unique_ptr<SourceFile>> files;
     std::vector<Finding> findings;
     std::vector<Diagnostic> diagnostics;
+    size_t not_checked = 0; // reported files an internal error left unchecked
   };
   std::vector<PackageOutput> outputs(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i)
@@ -388,8 +389,23 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
         if (auto cached = cache ? cache->load(key, reported) : std::nullopt) {
           take_cached(*cached);
         } else {
-          std::vector<Finding> findings = check_lowered(lowered, reported, package_options,
-                                                        &analysis_diagnostics, resolver, session);
+          std::vector<Finding> findings;
+          // A defect of devlint's own, met on code it was never shown, costs this package's
+          // findings, not the run: the files are reported unchecked (exit code 2).
+          try {
+            findings = check_lowered(lowered, reported, package_options, &analysis_diagnostics,
+                                     resolver, session);
+          } catch (const std::exception &e) {
+            for (const SourceFile *file : reported)
+              out.diagnostics.push_back(
+                  {Severity::Error, file->display_path, 0, 0,
+                   std::string("devlint met an internal error (") + e.what() +
+                       ") and did not check this file; please report it with the file"});
+            out.not_checked = reported.size();
+            findings.clear();
+            analysis_diagnostics.clear();
+            cache = nullptr;
+          }
           if (cache)
             cache->store(key, reported, findings, analysis_diagnostics);
           for (Finding &f : findings)
@@ -448,6 +464,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
       result.findings.push_back(std::move(f));
     for (auto &d : out.diagnostics)
       result.diagnostics.push_back(std::move(d));
+    result.had_error |= out.not_checked > 0;
+    result.files_not_checked += out.not_checked;
   }
   sort_findings(result.findings);
   return result;

@@ -333,15 +333,21 @@ bool set_only_by_configuration(const ModuleClass &unit, const SyntaxFile &file,
   std::string written = "self";
   for (const std::string &part : test.attribute)
     written += "." + part;
-  auto assigns = [&](const Stmt *st) {
-    return st->kind == StmtKind::Assign &&
-           std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *t) {
-             return t->kind == ExprKind::Attribute && condition_text(file, t) == written;
-           });
+  // Each statement's text is read from the file that holds it: `method` may be a base's, in
+  // another file than the class's own methods.
+  auto assigns_in = [&](const SyntaxFile &text) {
+    return [&written, &text](const Stmt *st) {
+      return st->kind == StmtKind::Assign &&
+             std::any_of(st->targets.begin(), st->targets.end(), [&](const Expr *t) {
+               return t->kind == ExprKind::Attribute && condition_text(text, t) == written;
+             });
+    };
   };
-  for (const FunctionDef *m : unit.def->methods)
-    if (m != &method && m->name != "__init__" && find_statement(m->body, assigns))
-      return false;
+  if (unit.file)
+    for (const FunctionDef *m : unit.def->methods)
+      if (m != &method && m->name != "__init__" && find_statement(m->body, assigns_in(*unit.file)))
+        return false;
+  auto assigns = assigns_in(file);
   bool found = false, every_fill = true;
   find_statement(method.body, [&](const Stmt *st) {
     if (!assigns(st))
