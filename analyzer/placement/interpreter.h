@@ -475,6 +475,7 @@ private:
   Value device_argument(const Expr *arg, const Value &v, bool report_literal);
   // generate.cpp. `result`: what the call evaluates to, when not the first tensor argument.
   Value generate_call(const Expr *call, const Args &args, const std::optional<Value> &result);
+  Value generated_ids(const Expr *call, const Args &args, const std::optional<Value> &result);
   // external_calls.cpp
   Value computed_callee_call(const Expr *call);
   std::optional<Value> handed_method_call(const Expr *call, const Args &args);

@@ -91,7 +91,7 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
     }
   }
   if (site.operands.empty() || fresh.empty())
-    return result ? *result : first_tensor(args);
+    return generated_ids(call, args, result);
   // An argument that may be None (`attention_mask=None`) is a poor anchor when another one is
   // surely there (`encoder_hidden_states=image_embeds`).
   auto may_be_none = [](const OriginSet &origins) {
@@ -110,6 +110,21 @@ Value Interpreter::generate_call(const Expr *call, const Args &args,
     }
   site.operands.insert(site.operands.end(), fresh.begin(), fresh.end());
   emit(site);
+  return generated_ids(call, args, result);
+}
+
+// What `generate` returns: GenerationMixin grows the ids it is handed, moving each step's logits
+// to their device (`outputs.logits[:, -1, :].to(..., device=input_ids.device)`), so the
+// sequences are where `input_ids` was, not on the module's last part nor where `inputs_embeds`
+// was; without ids, `result` (or the main input, first tensor argument).
+Value Interpreter::generated_ids(const Expr *call, const Args &args,
+                                 const std::optional<Value> &result) {
+  const Value *ids = args.positional.empty() ? nullptr : &args.positional[0];
+  for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
+    if (call->keywords[k].name == "input_ids" || call->keywords[k].name == "inputs")
+      ids = &args.keywords[k].second;
+  if (ids && ids->kind == Value::Kind::Tensor && ids->has_origins())
+    return *ids;
   return result ? *result : first_tensor(args);
 }
 

@@ -493,17 +493,7 @@ Value Interpreter::module_receiver_call(const Expr *call, const Value &receiver)
       !(cls && cls->find_method(leaf))) {
     Args args = eval_args(call);
     Value result = generate_call(call, args, target);
-    Value out = module ? module_call(target, call, args) : result;
-    // GenerationMixin grows the ids it is handed, moving each step's logits to their device
-    // (`outputs.logits[:, -1, :].to(..., device=input_ids.device)`): the sequences it returns
-    // are where `input_ids` was, not on the module's last part.
-    const Value *ids = args.positional.empty() ? nullptr : &args.positional[0];
-    for (size_t k = 0; k < args.keywords.size() && k < call->keywords.size(); ++k)
-      if (call->keywords[k].name == "input_ids" || call->keywords[k].name == "inputs")
-        ids = &args.keywords[k].second;
-    if (ids && ids->kind == Value::Kind::Tensor && ids->has_origins())
-      return *ids;
-    return out;
+    return module ? generated_ids(call, args, module_call(target, call, args)) : result;
   }
   if (module)
     return module_call(target, call, eval_args(call));
