@@ -188,8 +188,14 @@ private:
   // Per package class, the child whose output each element of the tuple its forward returns is
   // (`return prediction_scores, seq_relationship_score`, each from a child of its own): empty
   // names for the other elements; empty when it returns anything but such tuples. Memoized.
-  const std::vector<std::string> &returned_child_outputs(const ModuleClass *cls) const;
-  mutable std::unordered_map<const ModuleClass *, std::vector<std::string>> returned_child_outputs_;
+  // Also, per field of the output object it returns (`return XOutput(mask=mask, ...)`), the
+  // child that made it, for the fields some child made (two children at least).
+  struct ReturnedChildOutputs {
+    std::vector<std::string> elements;
+    std::vector<std::pair<std::string, std::string>> fields;
+  };
+  const ReturnedChildOutputs &returned_child_outputs(const ModuleClass *cls) const;
+  mutable std::unordered_map<const ModuleClass *, ReturnedChildOutputs> returned_child_outputs_;
   Site layer_input_site(const Value &callee, const Expr *call, OriginSet input);
   bool probe_forward(const FunctionDef *forward, const Expr *call, const Args &args,
                      const ModuleClass *cls, const OriginSet &probe);
@@ -224,6 +230,9 @@ private:
   // A condition on such flags of the running function (`if not reverse:`), when decided.
   std::optional<bool> flag_truth(const Expr *e, int depth = 0) const;
   void find_unpassed_arguments();
+  // A private method (`_single_frame_forward`): every call the package makes is `self._name(...)`
+  // and nothing else names it, so its calls are known like a child's (known_calls_).
+  void find_private_method_calls();
   // The calls of a submodule class's own `forward` when the package shows every one (single
   // children and list elements, as find_unpassed_arguments and find_list_element_flags read
   // them), each with the class whose method makes it.

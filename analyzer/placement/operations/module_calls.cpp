@@ -262,16 +262,18 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   if (child && !child->placed_device.empty() && callee.kind == Value::Kind::Module &&
       frame_->file && frame_->file->explicit_placement)
     placed_child_call(call, *child, args);
-  // A split module has no hook: each element of the tuple it returns is where the child that
-  // made it left it (a tied decoder beside the embeddings, the next-sentence head on the last
-  // GPU), not where its last part is. Where the module is kept whole, that is its device too.
+  // A split module has no hook: each element of the tuple it returns, each field of the output
+  // object, is where the child that made it left it (a tied decoder beside the embeddings, the
+  // next-sentence head on the last GPU, a mask from a weightless masking entry), not where its
+  // last part is. Where the module is kept whole, that is its device too.
   if (callee.kind == Value::Kind::Module && callee.module_class && callee.child &&
-      !callee.child->is_container && frame_->file && !frame_->file->explicit_placement)
-    if (const auto &children = returned_child_outputs(callee.module_class); !children.empty()) {
+      !callee.child->is_container && frame_->file && !frame_->file->explicit_placement) {
+    const ReturnedChildOutputs &returned = returned_child_outputs(callee.module_class);
+    if (!returned.elements.empty()) {
       Value out;
       out.kind = Value::Kind::Tuple;
       out.elements = std::make_shared<std::vector<Value>>();
-      for (const std::string &name : children) {
+      for (const std::string &name : returned.elements) {
         std::string_view path =
             name.empty() ? callee.path : intern(std::string(callee.path) + "." + name);
         Value element = tensor(make_origin(OriginKind::Child, path, call->range));
@@ -279,7 +281,20 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
         out.elements->push_back(std::move(element));
       }
       return out;
+    } else if (!returned.fields.empty()) {
+      // An output object: each field named by the child that made it, the rest the module's.
+      Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
+      auto fields = std::make_shared<std::vector<std::pair<std::string_view, Value>>>();
+      for (const auto &[field, name] : returned.fields) {
+        Value value = tensor(make_origin(
+            OriginKind::Child, intern(std::string(callee.path) + "." + name), call->range));
+        value.element = true;
+        fields->emplace_back(intern(field), std::move(value));
+      }
+      out.fields = std::move(fields);
+      return out;
     }
+  }
   Value out = tensor(make_origin(OriginKind::Child, callee.path, call->range));
   if (const Origin *moved = callee.kind == Value::Kind::Module
                                 ? caller_moved_child(frame_->unit, callee.path)
@@ -290,7 +305,8 @@ Value Interpreter::module_call(const Value &callee, const Expr *call, const Args
   return out;
 }
 
-const std::vector<std::string> &Interpreter::returned_child_outputs(const ModuleClass *cls) const {
+const Interpreter::ReturnedChildOutputs &
+Interpreter::returned_child_outputs(const ModuleClass *cls) const {
   auto [it, fresh] = returned_child_outputs_.try_emplace(cls);
   if (!fresh)
     return it->second;
@@ -302,7 +318,8 @@ const std::vector<std::string> &Interpreter::returned_child_outputs(const Module
   collect_statements(forward->body, returns, assigned);
   if (returns.empty())
     return it->second;
-  // `name = self.child(...)`, the only binding of `name` in forward: the child's name.
+  // `self.child(...)`: the child's name. A child holding nothing is a map entry of its own too
+  // where the class is split (hooked to the device being filled when it was reached).
   auto single_child_call = [&](const Expr *e) -> std::string {
     if (!e || e->kind != ExprKind::Call || e->operands.empty())
       return "";
@@ -311,49 +328,114 @@ const std::vector<std::string> &Interpreter::returned_child_outputs(const Module
       return "";
     for (const ChildDecl *child : cls->all_children())
       if (child->name == callee->text)
-        return child->kind == ChildKind::Single && child->has_parameters && !child->is_loss
-                   ? child->name
-                   : "";
+        return child->kind == ChildKind::Single && !child->is_loss ? child->name : "";
+    return "";
+  };
+  // What one binding statement gives `name`: the child call it comes from (`x = self.c(h)`,
+  // `x, mask = self.c(h)`), "None" for a literal None in a tuple assignment
+  // (`x, mask = self.c(h), None`), empty otherwise.
+  auto binding_child = [&](const Stmt *st, std::string_view name) -> std::string {
+    if (st->kind != StmtKind::Assign || st->targets.size() != 1)
+      return "";
+    const Expr *target = st->targets[0];
+    if (target->kind == ExprKind::Name)
+      return target->text == name ? single_child_call(st->value) : "";
+    if (target->kind != ExprKind::Tuple || !st->value)
+      return "";
+    for (size_t i = 0; i < target->operands.size(); ++i) {
+      if (!is_name(target->operands[i], name))
+        continue;
+      if (st->value->kind == ExprKind::Call)
+        return single_child_call(st->value);
+      if (st->value->kind == ExprKind::Tuple &&
+          st->value->operands.size() == target->operands.size())
+        return st->value->operands[i]->kind == ExprKind::NoneLiteral
+                   ? "None"
+                   : single_child_call(st->value->operands[i]);
+    }
     return "";
   };
   auto child_output = [&](const Expr *e) -> std::string {
+    // `encoder_outputs.last_hidden_state`, `encoder_outputs[0]`: a part of the child's output.
+    while (e && (e->kind == ExprKind::Attribute || e->kind == ExprKind::Subscript))
+      e = e->operands[0];
     if (e && e->kind == ExprKind::Name) {
-      const Stmt *binding = nullptr;
+      // Every binding of the name in forward comes from the same child (or is None). An
+      // argument keeps its own value where an `if` skips the binding: it needs one binding, in
+      // forward's own body.
+      const bool argument = forward->has_parameter(e->text);
+      std::string child;
+      bool same = true;
       size_t bindings = 0;
       find_statement(forward->body, [&](const Stmt *st) {
-        if (binds_name(st, e->text)) {
-          binding = st;
-          ++bindings;
-        }
+        if (!binds_name(st, e->text))
+          return false;
+        ++bindings;
+        std::string from = binding_child(st, e->text);
+        if (argument &&
+            std::find(forward->body.begin(), forward->body.end(), st) == forward->body.end())
+          from.clear();
+        if (from == "None" && !argument)
+          return false;
+        same = same && !from.empty() && from != "None" && (child.empty() || child == from);
+        child = from;
         return false;
       });
-      // Bound once, in forward's own body (not under an `if` that may leave the argument).
-      if (bindings != 1 || binding->kind != StmtKind::Assign || binding->targets.size() != 1 ||
-          binding->targets[0]->kind != ExprKind::Name ||
-          std::find(forward->body.begin(), forward->body.end(), binding) == forward->body.end())
-        return "";
-      return single_child_call(binding->value);
+      return bindings && same && (!argument || bindings == 1) ? child : "";
     }
     return single_child_call(e);
   };
+  // Only where two elements come from different children does the split tell them apart.
+  auto distinct_children = [](const auto &names) {
+    std::unordered_set<std::string> distinct(names.begin(), names.end());
+    distinct.erase("");
+    return distinct.size();
+  };
   std::vector<std::string> children;
+  bool tuples = true;
   for (const Stmt *r : returns) {
     const Expr *v = r->value;
-    if (v->kind != ExprKind::Tuple || v->operands.size() < 2 ||
-        (!children.empty() && children.size() != v->operands.size()))
-      return it->second;
+    if (!v || v->kind != ExprKind::Tuple || v->operands.size() < 2 ||
+        (!children.empty() && children.size() != v->operands.size())) {
+      tuples = false;
+      break;
+    }
     std::vector<std::string> these;
     for (const Expr *element : v->operands)
       these.push_back(child_output(element));
-    if (!children.empty() && these != children)
-      return it->second;
+    if (!children.empty() && these != children) {
+      tuples = false;
+      break;
+    }
     children = std::move(these);
   }
-  // Only where two elements come from different children does the split tell them apart.
-  std::unordered_set<std::string> distinct(children.begin(), children.end());
-  distinct.erase("");
-  if (distinct.size() >= 2)
-    it->second = std::move(children);
+  if (tuples && distinct_children(children) >= 2)
+    it->second.elements = std::move(children);
+  // `return XModelOutput(last_hidden_state=..., mask=mask)`: each field from its child. Only
+  // the returns that build such an object count: reading a field needs one (a `return_dict`
+  // tuple path is read by index, and keeps the module's origins).
+  std::vector<std::pair<std::string, std::string>> fields;
+  bool objects = false, consistent = true;
+  for (const Stmt *r : returns) {
+    const Expr *v = r->value;
+    if (!v || v->kind != ExprKind::Call || v->operands.size() != 1 || v->keywords.empty() ||
+        (v->operands[0]->kind != ExprKind::Name && v->operands[0]->kind != ExprKind::Attribute))
+      continue;
+    std::vector<std::pair<std::string, std::string>> these;
+    for (const Keyword &k : v->keywords)
+      if (!k.name.empty())
+        these.emplace_back(std::string(k.name), child_output(k.value));
+    consistent = consistent && (!objects || these == fields);
+    objects = true;
+    fields = std::move(these);
+  }
+  std::vector<std::string> field_children;
+  for (const auto &field : fields)
+    field_children.push_back(field.second);
+  if (objects && consistent && distinct_children(field_children) >= 2)
+    for (auto &field : fields)
+      if (!field.second.empty())
+        it->second.fields.push_back(std::move(field));
   return it->second;
 }
 
