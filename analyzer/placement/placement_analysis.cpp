@@ -433,6 +433,75 @@ void Interpreter::find_unpassed_arguments() {
   }
 }
 
+void Interpreter::find_private_method_calls() {
+  // Each private method name the package's classes define, with the definitions.
+  std::unordered_map<std::string_view, std::vector<const FunctionDef *>> defined;
+  for (const SyntaxFile *file : pkg_.files)
+    for (const ClassDef *c : file->classes)
+      for (const FunctionDef *m : c->methods)
+        if (m->name.size() > 1 && m->name[0] == '_' && m->name[1] != '_' &&
+            !m->is_staticmethod && !m->is_classmethod && !m->is_property)
+          defined[m->name].push_back(m);
+  if (defined.empty())
+    return;
+  // Every mention of those names anywhere in the package: `self._name(...)` calls with the class
+  // whose method makes them; any other mention (a callback, another object's method, a getattr
+  // target in a module-level function) makes the calls unknown.
+  std::unordered_map<std::string_view, std::vector<std::pair<const Expr *, const ModuleClass *>>>
+      calls;
+  std::unordered_set<std::string_view> unknown;
+  auto scan = [&](const Stmt *st, const ModuleClass *owner) {
+    for_each_expression(st, [&](const Expr *top) {
+      any_subexpression(
+          top,
+          [&](const Expr *e) {
+            if (e->kind == ExprKind::Call && !e->operands.empty() &&
+                e->operands[0]->kind == ExprKind::Attribute && defined.count(e->operands[0]->text) &&
+                is_name(e->operands[0]->operands[0], "self") && owner) {
+              calls[e->operands[0]->text].emplace_back(e, owner);
+              return false;
+            }
+            if ((e->kind == ExprKind::Attribute || e->kind == ExprKind::Name ||
+                 e->kind == ExprKind::String) &&
+                defined.count(e->text)) {
+              const bool callee = std::any_of(
+                  calls[e->text].begin(), calls[e->text].end(),
+                  [e](const auto &known) { return known.first->operands[0] == e; });
+              if (!callee)
+                unknown.insert(e->text);
+            }
+            return false;
+          },
+          64, false);
+    });
+  };
+  for (const SyntaxFile *file : pkg_.files) {
+    for (const ClassDef *c : file->classes) {
+      const ModuleClass *owner = pkg_.find_class(c->name, file);
+      for (const FunctionDef *m : c->methods)
+        find_statement(m->body, [&](const Stmt *st) {
+          scan(st, owner);
+          return false;
+        });
+    }
+    for (const FunctionDef *f : file->functions)
+      find_statement(f->body, [&](const Stmt *st) {
+        scan(st, nullptr);
+        return false;
+      });
+    for (const Stmt *st : file->body)
+      if (st->kind != StmtKind::ClassDef && st->kind != StmtKind::FunctionDef)
+        scan(st, nullptr);
+  }
+  for (const auto &[name, methods] : defined) {
+    auto found = calls.find(name);
+    if (unknown.count(name) || found == calls.end() || found->second.empty())
+      continue;
+    for (const FunctionDef *method : methods)
+      known_calls_.push_back(KnownCalls{method, found->second, {}});
+  }
+}
+
 namespace {
 
 bool mentions_self_attribute(const Expr *e, std::string_view attribute) {
@@ -624,6 +693,7 @@ Interpreter::Interpreter(const Package &pkg, SiteSink &sink, const AnalysisLimit
           held_state_methods_.insert(intern(method));
       }
   find_unpassed_arguments();
+  find_private_method_calls();
   find_list_element_flags();
   find_constant_attributes();
   find_always_none_arguments();
