@@ -439,8 +439,8 @@ void Interpreter::find_private_method_calls() {
   for (const SyntaxFile *file : pkg_.files)
     for (const ClassDef *c : file->classes)
       for (const FunctionDef *m : c->methods)
-        if (m->name.size() > 1 && m->name[0] == '_' && m->name[1] != '_' &&
-            !m->is_staticmethod && !m->is_classmethod && !m->is_property)
+        if (m->name.size() > 1 && m->name[0] == '_' && m->name[1] != '_' && !m->is_staticmethod &&
+            !m->is_classmethod && !m->is_property)
           defined[m->name].push_back(m);
   if (defined.empty())
     return;
@@ -456,7 +456,8 @@ void Interpreter::find_private_method_calls() {
           top,
           [&](const Expr *e) {
             if (e->kind == ExprKind::Call && !e->operands.empty() &&
-                e->operands[0]->kind == ExprKind::Attribute && defined.count(e->operands[0]->text) &&
+                e->operands[0]->kind == ExprKind::Attribute &&
+                defined.count(e->operands[0]->text) &&
                 is_name(e->operands[0]->operands[0], "self") && owner) {
               calls[e->operands[0]->text].emplace_back(e, owner);
               return false;
@@ -464,9 +465,9 @@ void Interpreter::find_private_method_calls() {
             if ((e->kind == ExprKind::Attribute || e->kind == ExprKind::Name ||
                  e->kind == ExprKind::String) &&
                 defined.count(e->text)) {
-              const bool callee = std::any_of(
-                  calls[e->text].begin(), calls[e->text].end(),
-                  [e](const auto &known) { return known.first->operands[0] == e; });
+              const bool callee =
+                  std::any_of(calls[e->text].begin(), calls[e->text].end(),
+                              [e](const auto &known) { return known.first->operands[0] == e; });
               if (!callee)
                 unknown.insert(e->text);
             }
