@@ -399,8 +399,8 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
             for (const SourceFile *file : reported)
               out.diagnostics.push_back(
                   {Severity::Error, file->display_path, 0, 0,
-                   std::string("devlint met an internal error (") + e.what() +
-                       ") and did not check this file; please report it with the file"});
+                   std::string("not checked: internal error in devlint (") + e.what() +
+                       "); please report it with this file"});
             out.not_checked = reported.size();
             findings.clear();
             analysis_diagnostics.clear();
