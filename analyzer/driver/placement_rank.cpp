@@ -988,6 +988,44 @@ struct Ranking {
   const RunCondition *not_handed = nullptr;
 };
 
+// transformers gathers `_no_split_modules` from every PreTrainedModel the loaded model holds
+// (`_get_no_split_modules` walks its modules: a Swin backbone's SwinStage, a BERT text model's
+// BertLayer), not from the package alone. Where the list the simulated model gathered differs
+// from the package's, a `why` that quotes the package's list ("X is not in _no_split_modules =
+// [...] ..., so accelerate may split it") quotes the gathered one.
+void quote_gathered_no_split_list(Finding &f, const std::vector<const PlacedModel *> &models,
+                                  const Package &package) {
+  const std::string prefix = f.unit_class + " is not in _no_split_modules = [";
+  const std::string tail = ", so accelerate may split it";
+  size_t end = f.why.find(tail);
+  if (f.unit_class.empty() || f.why.rfind(prefix, 0) != 0 || end == std::string::npos)
+    return;
+  const ModuleClass *unit = package.find_class(f.unit_class);
+  if (!unit || !unit->scope)
+    return;
+  for (const PlacedModel *model : models) {
+    if (!model->paths_by_class.count(f.unit_class))
+      continue;
+    const std::vector<std::string> &gathered = model->setup->no_split_modules;
+    std::set<std::string> own(unit->scope->no_split_modules.begin(),
+                              unit->scope->no_split_modules.end());
+    std::set<std::string> all(gathered.begin(), gathered.end());
+    if (own == all || all.count(f.unit_class) || !model->setup->root)
+      return;
+    constexpr size_t kShown = 8; // as the rules quote a list
+    std::string listed;
+    size_t shown = 0;
+    for (const std::string &name : gathered)
+      if (shown++ < kShown)
+        listed += (listed.empty() ? "'" : ", '") + name + "'";
+    if (gathered.size() > kShown)
+      listed += ", ... (" + std::to_string(gathered.size()) + " names)";
+    f.why = prefix + listed + "] (gathered by transformers from " +
+            std::string(model->setup->root->name) + " and the models it holds)" + f.why.substr(end);
+    return;
+  }
+}
+
 Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &models,
                      const PassedIndex &passed_index) {
   Ranking r;
@@ -1246,6 +1284,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   std::vector<Finding> kept;
   for (size_t index = 0; index < findings.size(); ++index) {
     Finding &f = findings[index];
+    quote_gathered_no_split_list(f, all_models, package);
     // Ranked already: hand-made only, or placed by the analysis itself (`parallelize()`).
     if (f.unit_class.empty() || f.operand_origins.size() < 2 || hand_made_only[index] ||
         !f.placement.empty()) {
