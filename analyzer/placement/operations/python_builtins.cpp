@@ -99,6 +99,18 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
        args.positional[1].kind == Value::Kind::Str) &&
       !args.positional[1].has_origins())
     return Value::neutral();
+  // `hint, scale = hints.pop()` of a list of appended pairs: one of its elements, each part
+  // joined over them, not every tensor of the list under both names.
+  if (leaf == "pop" && receiver.kind == Value::Kind::Tuple && receiver.elements &&
+      !receiver.elements->empty() &&
+      std::all_of(receiver.elements->begin(), receiver.elements->end(), [](const Value &e) {
+        return e.kind == Value::Kind::Tuple && e.elements;
+      })) {
+    Value out = receiver.elements->front();
+    for (size_t i = 1; i < receiver.elements->size(); ++i)
+      out = join(out, (*receiver.elements)[i]);
+    return out;
+  }
   if (leaf == "pop" || leaf == "get" || leaf == "values" || leaf == "items")
     return as_tensor(receiver);
   return Value::neutral();
