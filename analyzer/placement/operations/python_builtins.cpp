@@ -103,9 +103,8 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
   // joined over them, not every tensor of the list under both names.
   if (leaf == "pop" && receiver.kind == Value::Kind::Tuple && receiver.elements &&
       !receiver.elements->empty() &&
-      std::all_of(receiver.elements->begin(), receiver.elements->end(), [](const Value &e) {
-        return e.kind == Value::Kind::Tuple && e.elements;
-      })) {
+      std::all_of(receiver.elements->begin(), receiver.elements->end(),
+                  [](const Value &e) { return e.kind == Value::Kind::Tuple && e.elements; })) {
     Value out = receiver.elements->front();
     for (size_t i = 1; i < receiver.elements->size(); ++i)
       out = join(out, (*receiver.elements)[i]);
