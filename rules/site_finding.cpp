@@ -1,5 +1,6 @@
 #include "rules/site_finding.h"
 
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -17,7 +18,23 @@ constexpr size_t kMaxSummary = 100;   // what a terminal shows first, like Ruff'
 // and subscripts elided (`logits.view(...)`); else the tensor a chain of method calls and
 // subscripts starts from (`shift_labels` for `shift_labels.view(-1)`: a view is on its base's
 // device); else its text cut short. Names stay whole, even over `width`.
-std::string short_operand(const SourceFile &file, const Expr *e, size_t width) {
+// Whether the dotted name `e` (`nn.functional`, `torch`, `F`) starts with a module the file
+// imports (`import torch`, `import torch.nn.functional as F`, `from torch import nn`): its
+// calls are functions of that module, not methods of a tensor.
+bool names_imported_module(const SyntaxFile &syntax, const Expr *e) {
+  while (e->kind == ExprKind::Attribute && !e->operands.empty())
+    e = e->operands[0];
+  if (e->kind != ExprKind::Name)
+    return false;
+  for (const ImportedName &imported : syntax.imports)
+    if (imported.local_name == e->text)
+      return imported.name.empty() ||
+             std::islower(static_cast<unsigned char>(imported.name.front())) != 0;
+  return false;
+}
+
+std::string short_operand(const SyntaxFile &syntax, const Expr *e, size_t width) {
+  const SourceFile &file = *syntax.source;
   std::string text = shorten_snippet(file.slice(e->range), SIZE_MAX);
   if (text.size() <= width)
     return text;
@@ -55,12 +72,25 @@ std::string short_operand(const SourceFile &file, const Expr *e, size_t width) {
       base = base->operands[0];
     } else if (base->kind == ExprKind::Call && base->operands[0]->kind == ExprKind::Attribute &&
                !(base->operands[0]->operands[0]->kind == ExprKind::Name &&
-                 base->operands[0]->operands[0]->text == "self")) { // `self.proj(x)`: a module
+                 base->operands[0]->operands[0]->text == "self") && // `self.proj(x)`: a module
+               !names_imported_module(syntax, base->operands[0]->operands[0])) {
       base = base->operands[0]->operands[0];
     } else {
       break;
     }
   }
+  // A module's function the operand starts from: `nn.functional.normalize(...)`, not a cut
+  // `nn.functional...`.
+  // The call the operand starts from (a module's `self.position_embeddings(...)`, a module
+  // function `nn.functional.normalize(...)`, else its name alone), not a cut `nn.functional...`.
+  if (base->kind == ExprKind::Call && base != e)
+    if (std::string called = elided(base); called.size() <= width)
+      return called;
+  if (base->kind == ExprKind::Call && base->operands[0]->kind == ExprKind::Attribute &&
+      !base->operands[0]->operands.empty() &&
+      names_imported_module(syntax, base->operands[0]->operands[0]))
+    if (std::string leaf = std::string(base->operands[0]->text) + "(...)"; leaf.size() <= width)
+      return leaf;
   // A name is never cut short: `image_features`, not `image_fea...`.
   if (base->kind == ExprKind::Name || base->kind == ExprKind::Attribute) {
     std::string base_text = shorten_snippet(file.slice(base->range), SIZE_MAX);
@@ -97,7 +127,7 @@ std::string combines_line(const SiteContext &context, std::string_view tail_text
              short_origin(anchor, site) + tail;
     }
     std::string line =
-        op + " combines elements of `" + short_operand(file, anchor_expr, 32) + "`" + tail;
+        op + " combines elements of `" + short_operand(*site.file, anchor_expr, 32) + "`" + tail;
     return line.size() <= max_size ? line : op + " combines elements of one list" + tail;
   }
   // A tensor handed to a submodule meets the other operand in the submodule's code.
@@ -110,7 +140,7 @@ std::string combines_line(const SiteContext &context, std::string_view tail_text
     auto text = [&](const Expr *e) {
       return "`" +
              (with_origins ? shorten_snippet(file.slice(e->range), width)
-                           : short_operand(file, e, width)) +
+                           : short_operand(*site.file, e, width)) +
              "`";
     };
     if (with_origins) {
