@@ -253,6 +253,16 @@ Value Interpreter::eval(const Expr *e) {
     for (Value &element : *v.elements)
       for (const Origin *&origin : element.origins)
         origin = final_pass_version(origin);
+    // `{"inputs_embeds": embeds, "labels": labels}`: reading `d["labels"]` gives that entry.
+    if (e->kind == ExprKind::Dict && e->keywords.size() == v.elements->size() &&
+        std::all_of(e->keywords.begin(), e->keywords.end(), [](const Keyword &k) {
+          return k.value && k.value->kind == ExprKind::String;
+        })) {
+      auto entries = std::make_shared<std::vector<std::pair<std::string_view, Value>>>();
+      for (size_t i = 0; i < v.elements->size(); ++i)
+        entries->emplace_back(e->keywords[i].value->text, (*v.elements)[i]);
+      v.fields = std::move(entries);
+    }
     return v;
   }
   case ExprKind::String: {
@@ -719,6 +729,10 @@ Value Interpreter::eval_subscript(const Expr *e) {
   }
   case Value::Kind::Tuple: {
     const Expr *index = e->operands.size() == 2 ? e->operands[1] : nullptr;
+    if (base.fields && index && index->kind == ExprKind::String)
+      for (const auto &[key, value] : *base.fields)
+        if (key == index->text)
+          return value;
     if (base.elements && index && index->kind == ExprKind::Number) {
       size_t i =
           static_cast<size_t>(std::atoi(std::string(index->range.end - index->range.begin
