@@ -1003,8 +1003,15 @@ void quote_gathered_no_split_list(Finding &f, const std::vector<const PlacedMode
   const ModuleClass *unit = package.find_class(f.unit_class);
   if (!unit || !unit->scope)
     return;
+  auto holds_class = [&](const PlacedModel &model) {
+    if (model.paths_by_class.count(f.unit_class))
+      return true;
+    return model.index &&
+           std::any_of(model.index->modules.begin(), model.index->modules.end(),
+                       [&](const auto &entry) { return entry.second->class_name == f.unit_class; });
+  };
   for (const PlacedModel *model : models) {
-    if (!model->paths_by_class.count(f.unit_class))
+    if (!holds_class(*model))
       continue;
     const std::vector<std::string> &gathered = model->setup->no_split_modules;
     std::set<std::string> own(unit->scope->no_split_modules.begin(),
@@ -1281,10 +1288,15 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     return it->second.get();
   };
 
+  // The models whose gathered `_no_split_modules` a why may quote: an unsized one (a timm
+  // backbone) still knows its tree and its list.
+  std::vector<const PlacedModel *> listed_models = all_models;
+  for (const PlacedModel &model : unsized_models)
+    listed_models.push_back(&model);
   std::vector<Finding> kept;
   for (size_t index = 0; index < findings.size(); ++index) {
     Finding &f = findings[index];
-    quote_gathered_no_split_list(f, all_models, package);
+    quote_gathered_no_split_list(f, listed_models, package);
     // Ranked already: hand-made only, or placed by the analysis itself (`parallelize()`).
     if (f.unit_class.empty() || f.operand_origins.size() < 2 || hand_made_only[index] ||
         !f.placement.empty()) {
