@@ -14,10 +14,6 @@ namespace {
 constexpr size_t kMaxFirstLine = 200; // the data formats' message: with the operands' origins
 constexpr size_t kMaxSummary = 100;   // what a terminal shows first, like Ruff's short lines
 
-// `e` in at most `width` characters for a short first line: its text; else with call arguments
-// and subscripts elided (`logits.view(...)`); else the tensor a chain of method calls and
-// subscripts starts from (`shift_labels` for `shift_labels.view(-1)`: a view is on its base's
-// device); else its text cut short. Names stay whole, even over `width`.
 // Whether the dotted name `e` (`nn.functional`, `torch`, `F`) starts with a module the file
 // imports (`import torch`, `import torch.nn.functional as F`, `from torch import nn`): its
 // calls are functions of that module, not methods of a tensor.
@@ -33,6 +29,10 @@ bool names_imported_module(const SyntaxFile &syntax, const Expr *e) {
   return false;
 }
 
+// `e` in at most `width` characters for a short first line: its text; else with call arguments
+// and subscripts elided (`logits.view(...)`); else the tensor a chain of method calls and
+// subscripts starts from (`shift_labels` for `shift_labels.view(-1)`: a view is on its base's
+// device); else its text cut short. Names stay whole, even over `width`.
 std::string short_operand(const SyntaxFile &syntax, const Expr *e, size_t width) {
   const SourceFile &file = *syntax.source;
   std::string text = shorten_snippet(file.slice(e->range), SIZE_MAX);
@@ -79,8 +79,6 @@ std::string short_operand(const SyntaxFile &syntax, const Expr *e, size_t width)
       break;
     }
   }
-  // A module's function the operand starts from: `nn.functional.normalize(...)`, not a cut
-  // `nn.functional...`.
   // The call the operand starts from (a module's `self.position_embeddings(...)`, a module
   // function `nn.functional.normalize(...)`, else its name alone), not a cut `nn.functional...`.
   if (base->kind == ExprKind::Call && base != e)

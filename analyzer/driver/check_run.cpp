@@ -397,12 +397,10 @@ CheckResult check_paths(const std::vector<std::string> &paths, const CheckOption
                                      resolver, session);
           } catch (const std::exception &e) {
             for (const SourceFile *file : reported)
-              out.diagnostics.push_back(
-                  {Severity::Error, file->display_path, 0, 0,
-                   std::string("not checked: internal error in devlint (") + e.what() +
-                       "); please report it with this file"});
+              out.diagnostics.push_back({Severity::Error, file->display_path, 0, 0,
+                                         std::string("not checked: internal error in devlint (") +
+                                             e.what() + "); please report it with this file"});
             out.not_checked = reported.size();
-            findings.clear();
             analysis_diagnostics.clear();
             cache = nullptr;
           }

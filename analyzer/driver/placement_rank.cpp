@@ -1010,12 +1010,12 @@ void quote_gathered_no_split_list(Finding &f, const std::vector<const PlacedMode
            std::any_of(model.index->modules.begin(), model.index->modules.end(),
                        [&](const auto &entry) { return entry.second->class_name == f.unit_class; });
   };
+  const std::set<std::string> own(unit->scope->no_split_modules.begin(),
+                                  unit->scope->no_split_modules.end());
   for (const PlacedModel *model : models) {
     if (!holds_class(*model))
       continue;
     const std::vector<std::string> &gathered = model->setup->no_split_modules;
-    std::set<std::string> own(unit->scope->no_split_modules.begin(),
-                              unit->scope->no_split_modules.end());
     std::set<std::string> all(gathered.begin(), gathered.end());
     if (own == all || all.count(f.unit_class) || !model->setup->root)
       return;
