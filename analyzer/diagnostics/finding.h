@@ -80,6 +80,8 @@ struct RunCondition {
   std::string embeddings_instead; // the embeddings parameter's name; empty otherwise
 };
 
+struct OperandAlternative;
+
 struct Finding {
   std::string code;      // "DL001"
   std::string rule_name; // "cross-device-concat"
@@ -99,6 +101,15 @@ struct Finding {
   std::vector<OperandOrigin> operand_origins; // moved operand first, then the anchor
   // Tests of the unit's settings that every path reaching the line passes.
   std::vector<RunCondition> run_conditions;
+  std::vector<OperandAlternative> alternatives;
+};
+
+// The same site told through another origin of one operand (a value joined from a branch that
+// builds another member, or one handed in): where the ranking finds the finding's own origin is a
+// member the model does not build (its configuration takes the other branch), it reports this.
+struct OperandAlternative {
+  size_t operand = 0; // index into Finding::operand_origins
+  Finding told;       // as the rule that claims the site so reports it
 };
 
 // What a diagnostic means for the run (README, "Exit codes"). Warning: printed on stderr only.

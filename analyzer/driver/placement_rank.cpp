@@ -986,7 +986,61 @@ struct Ranking {
   // test (the first such).
   size_t paths_not_handed = 0;
   const RunCondition *not_handed = nullptr;
+  // Per operand, the alternative (Finding::alternatives) that told it: at the separating map, or
+  // the first one taken where no running instance builds the finding's own member.
+  std::optional<size_t> told[2], first_told[2];
+  bool own_built[2] = {false, false}; // some running instance builds the operand's own member
 };
+
+// The origin operand `slot` has in the module at `path`: the finding's own, unless it is a member
+// this instance does not build (its configuration takes another branch there, so the value
+// comes from elsewhere), then the first alternative whose member it builds, or an argument.
+struct OriginHere {
+  const OperandOrigin *origin = nullptr;
+  std::optional<size_t> told; // the alternative that tells it
+  bool own_built = false;     // the finding's own origin is built here
+};
+
+OriginHere origin_at(const Finding &f, size_t slot, const std::string &path,
+                     const TreeIndex &tree) {
+  auto built = [&](const OperandOrigin &o) {
+    bool member = o.kind == OriginKind::Child || o.kind == OriginKind::Parameter ||
+                  o.kind == OriginKind::LayerIteration;
+    return !member || tree.has(join(path, o.label));
+  };
+  const OperandOrigin &own = f.operand_origins[slot];
+  if (built(own))
+    return {&own, std::nullopt, true};
+  for (size_t i = 0; i < f.alternatives.size(); ++i)
+    if (f.alternatives[i].operand == slot && built(f.alternatives[i].told.operand_origins[slot]))
+      return {&f.alternatives[i].told.operand_origins[slot], i, false};
+  return {&own, std::nullopt, false};
+}
+
+// Where the ranking told an operand by another of its origins (the member the finding named is
+// not built where the line runs), the finding says that origin: message, origins and why.
+// One operand at a time: each alternative differs from the finding in one.
+bool tell_by_alternative(Finding &f, const Ranking &r) {
+  std::optional<size_t> chosen[2];
+  for (size_t slot = 0; slot < 2; ++slot)
+    chosen[slot] = r.separated         ? r.told[slot]
+                   : r.own_built[slot] ? std::nullopt
+                                       : r.first_told[slot];
+  if ((chosen[0] && chosen[1]) || (!chosen[0] && !chosen[1]))
+    return false;
+  Finding told = std::move(f.alternatives[chosen[0] ? *chosen[0] : *chosen[1]].told);
+  f.code = std::move(told.code);
+  f.rule_name = std::move(told.rule_name);
+  f.message = std::move(told.message);
+  f.summary = std::move(told.summary);
+  f.why = std::move(told.why);
+  f.origins = std::move(told.origins);
+  f.fix = std::move(told.fix);
+  f.no_fix_reason = std::move(told.no_fix_reason);
+  f.operand_origins = std::move(told.operand_origins);
+  f.alternatives.clear();
+  return true;
+}
 
 // transformers gathers `_no_split_modules` from every PreTrainedModel the loaded model holds
 // (`_get_no_split_modules` walks its modules: a Swin backbone's SwinStage, a BERT text model's
@@ -1068,9 +1122,16 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
     }
     for (const Scenario &s : model->scenarios) {
       for (const std::string &path : running) {
+        const OriginHere here[2] = {origin_at(f, 0, path, tree), origin_at(f, 1, path, tree)};
+        for (size_t slot = 0; slot < 2; ++slot) {
+          r.own_built[slot] = r.own_built[slot] || here[slot].own_built;
+          if (!r.first_told[slot])
+            r.first_told[slot] = here[slot].told;
+        }
+        const OperandOrigin &origin_a = *here[0].origin, &origin_b = *here[1].origin;
         bool known_a = true, known_b = true;
-        auto a = resolve(f.operand_origins[0], path, tree, s.map, &known_a, passed_index);
-        auto b = resolve(f.operand_origins[1], path, tree, s.map, &known_b, passed_index);
+        auto a = resolve(origin_a, path, tree, s.map, &known_a, passed_index);
+        auto b = resolve(origin_b, path, tree, s.map, &known_b, passed_index);
         // No entry holds it: a split module's own buffer, which transformers 5's
         // infer_auto_device_map leaves out of the map (dispatch_model then refuses a persistent
         // one): this map says nothing about the site.
@@ -1078,7 +1139,7 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         known_b = known_b && !b.empty();
         bool known = known_a && known_b;
         if (!known && r.unplaced_operand.empty())
-          r.unplaced_operand = f.operand_origins[known_a ? 1 : 0].text;
+          r.unplaced_operand = (known_a ? origin_b : origin_a).text;
         r.all_known = r.all_known && known;
         r.placed = true;
         // An operand from a module this configuration does not build (a branch not taken)
@@ -1087,14 +1148,14 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         auto cpu_index = [](const OperandOrigin &o, const std::set<DeviceName> &d) {
           return o.index && d.size() == 1 && *d.begin() == "cpu";
         };
-        if (!known || (a.size() == 1 && a == b) || cpu_index(f.operand_origins[0], a) ||
-            cpu_index(f.operand_origins[1], b))
+        if (!known || (a.size() == 1 && a == b) || cpu_index(origin_a, a) || cpu_index(origin_b, b))
           continue;
         r.separated = true;
+        r.told[0] = here[0].told;
+        r.told[1] = here[1].told;
         // Two iterations of one layer list: name the boundary.
-        r.text = "fails with " + s.name + ": " +
-                 describe(f.operand_origins[0], a, path, tree, s.map) + ", " +
-                 describe(f.operand_origins[1], b, path, tree, s.map) +
+        r.text = "fails with " + s.name + ": " + describe(origin_a, a, path, tree, s.map) + ", " +
+                 describe(origin_b, b, path, tree, s.map) +
                  (path.empty() ? "" : " (in `" + path + "`)");
         return r;
       }
@@ -1391,6 +1452,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       prefix = skipped + ". With `" + setting + "`: ";
       ranking = std::move(again);
     }
+    if (tell_by_alternative(f, ranking))
+      quote_gathered_no_split_list(f, listed_models, package);
     bool placed = ranking.placed, separated = ranking.separated, all_known = ranking.all_known;
     const std::string &text = ranking.text, &unplaced_operand = ranking.unplaced_operand;
     if (!placed && settings.device_map.empty() && !settings.narrowed() &&
@@ -1454,6 +1517,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
                   "hand-made map or a custom max_memory could";
     kept.push_back(std::move(f));
   }
+  for (Finding &f : kept)
+    f.alternatives.clear(); // told or not, they are done with
   findings = std::move(kept);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "placement/abstract_value.h"
 #include "placement/condition_text.h"
 
 namespace devlint {
@@ -28,6 +29,81 @@ void add_build_condition(const Site &site, const Mismatch &m, std::vector<RunCon
 }
 
 } // namespace
+
+// The finding told through each other origin of its two operands that a device map places (a
+// member built on another branch, an argument), by the rule that claims the site so: the
+// ranking reports one of these where the model does not build the member the first names.
+void SiteChecker::add_alternatives(const SiteContext &context, Finding &report) const {
+  constexpr size_t kPerOperand = 3;
+  const Mismatch &m = context.mismatch;
+  const ModuleClass *unit = context.site.unit;
+  if (!m.moved_origin || !m.anchor_origin || m.moved.empty() || report.operand_origins.size() < 2)
+    return;
+  // A member the unit's `__init__` declares: an instance that lacks it built another branch.
+  auto declared_member = [unit](const Origin *o) {
+    std::string_view first = o->label.substr(0, o->label.find('.'));
+    return unit && (((o->kind == OriginKind::Child || o->kind == OriginKind::LayerIteration ||
+                      o->kind == OriginKind::Parameter) &&
+                     unit->find_child(first)) ||
+                    (o->kind == OriginKind::Parameter && unit->find_parameter(o->label)));
+  };
+  auto same_member = [](const Origin *a, const Origin *b) {
+    return a->kind == b->kind && a->label == b->label;
+  };
+  const size_t operand_index[2] = {m.moved.front(), m.anchor};
+  for (size_t slot = 0; slot < 2; ++slot) {
+    const Origin *primary = slot == 0 ? m.moved_origin : m.anchor_origin;
+    const Origin *other_operand = slot == 0 ? m.anchor_origin : m.moved_origin;
+    const SiteOperand &operand = context.site.operands[operand_index[slot]];
+    // Only a value joined from paths comes from elsewhere where one path's member is missing:
+    // one made from both (`self.mask_token * mask`) is not made at all without it.
+    const auto &paths = operand.paths ? operand.paths : operand.branches;
+    if (!declared_member(primary) || !paths)
+      continue;
+    auto on_a_path_without_primary = [&](const Origin *o) {
+      return std::any_of(paths->begin(), paths->end(), [&](const OriginSet &path) {
+        auto holds = [&path](const Origin *x) {
+          return std::any_of(path.begin(), path.end(),
+                             [x](const Origin *y) { return same_origin(x, y); });
+        };
+        return holds(o) && !holds(primary);
+      });
+    };
+    std::vector<const Origin *> told;
+    for (const Origin *o : operand.origins) {
+      // (told as what the other operand is, the two would not differ)
+      if (!(o->kind == OriginKind::Input || declared_member(o)) || same_origin(o, primary) ||
+          same_member(o, other_operand) || !on_a_path_without_primary(o) ||
+          std::any_of(told.begin(), told.end(), [&](const Origin *t) { return same_member(t, o); }))
+        continue;
+      if (told.size() == kPerOperand)
+        break;
+      told.push_back(o);
+      Mismatch other = m;
+      (slot == 0 ? other.moved_origin : other.anchor_origin) = o;
+      SiteContext other_context{context.site, other, context.facts};
+      const SiteRule *rule = claiming_rule(other_context);
+      if (!rule)
+        continue;
+      Finding told_so = rule->report(other_context);
+      if (told_so.operand_origins.size() == 2)
+        report.alternatives.push_back({slot, std::move(told_so)});
+    }
+  }
+}
+
+const SiteRule *SiteChecker::claiming_rule(const SiteContext &context, bool *claimed) const {
+  for (const Rule *r : all_rules()) {
+    const SiteRule *candidate = r->site_rule();
+    if (!candidate || !candidate->listens_to(context.site.kind) || !candidate->claims(context))
+      continue;
+    if (claimed)
+      *claimed = true;
+    if (enabled_(r->info().code))
+      return candidate;
+  }
+  return nullptr;
+}
 
 SiteChecker::SiteChecker(const PlacementModel &placement, RuleEnabled enabled,
                          const std::unordered_set<const SourceFile *> &reported_files)
@@ -70,17 +146,7 @@ int SiteChecker::on_site(const Site &site) {
   // rule hands the site on (`--ignore DL004` leaves a torch.cat to DL001); a site that only
   // disabled rules claim is still settled, so its result sits with its anchor.
   bool claimed = false;
-  const SiteRule *rule = nullptr;
-  for (const Rule *r : all_rules()) {
-    const SiteRule *candidate = r->site_rule();
-    if (!candidate || !candidate->listens_to(site.kind) || !candidate->claims(context))
-      continue;
-    claimed = true;
-    if (enabled_(r->info().code)) {
-      rule = candidate;
-      break;
-    }
-  }
+  const SiteRule *rule = claiming_rule(context, &claimed);
   if (!claimed)
     return kept;
   int anchor = combines ? static_cast<int>(m.anchor) : -1;
@@ -89,6 +155,7 @@ int SiteChecker::on_site(const Site &site) {
     now.finding = settled->second.finding;
   if (rule) {
     Finding report = rule->report(context);
+    add_alternatives(context, report);
     report.run_conditions = site.run_conditions;
     add_build_condition(site, m, report.run_conditions);
     if (now.finding >= 0) {

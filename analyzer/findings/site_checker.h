@@ -36,6 +36,11 @@ public:
   std::vector<PassedArgument> take_passed_arguments();
 
 private:
+  // The first enabled rule, in registry order, that claims the site; `claimed` is set when any
+  // rule does, enabled or not.
+  const SiteRule *claiming_rule(const SiteContext &context, bool *claimed = nullptr) const;
+  void add_alternatives(const SiteContext &context, Finding &report) const;
+
   const PlacementModel &placement_;
   RuleEnabled enabled_;
   const std::unordered_set<const SourceFile *> &reported_files_;

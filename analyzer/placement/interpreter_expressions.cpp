@@ -826,6 +826,8 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
     site.operation = op;
     site.operands.push_back({left_expr, l.origins});
     site.operands.push_back({right_expr, r.origins});
+    site.operands[0].branches = l.paths;
+    site.operands[1].branches = r.paths;
     reported = emit(site);
   } else if (l_tensor && r_tensor && !whole) {
     // augmented assignment: the statement is the site
@@ -835,6 +837,8 @@ Value Interpreter::binary(const std::string &op, const Expr *left_expr, const Va
     site.operation = op + "=";
     site.operands.push_back({left_expr, l.origins, OperandRole::Anchor});
     site.operands.push_back({right_expr, r.origins});
+    site.operands[0].branches = l.paths;
+    site.operands[1].branches = r.paths;
     reported = emit_statement_site(site);
   }
   if (!l_tensor)

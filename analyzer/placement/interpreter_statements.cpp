@@ -500,8 +500,11 @@ void Interpreter::assign(const Expr *target, const Value &v, const Expr *value_e
     site.expr = target;
     site.operation = "indexed assignment";
     site.operands.push_back({target->operands[0], base.origins, OperandRole::Anchor});
-    if (v.has_origins() && v.kind != Value::Kind::Tuple)
+    site.operands.back().branches = base.paths;
+    if (v.has_origins() && v.kind != Value::Kind::Tuple) {
       site.operands.push_back({value_expr, v.origins});
+      site.operands.back().branches = v.paths;
+    }
     bool tensor_index = false;
     for (size_t i = 1; i < target->operands.size(); ++i) {
       Value idx = eval(target->operands[i]);

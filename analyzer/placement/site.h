@@ -61,6 +61,10 @@ struct SiteOperand {
   MoveLimit move_limit = MoveLimit::None;
   // The operand's origins on each path it was joined from (Value::paths), when known.
   std::shared_ptr<const std::vector<OriginSet>> paths = nullptr;
+  // The same where the mismatch search does not weigh paths (a binary operation's operands, a
+  // concatenated list's elements): only for telling a finding by another path's origin where
+  // the model does not build the member of the first (findings/site_checker.cpp).
+  std::shared_ptr<const std::vector<OriginSet>> branches = nullptr;
   bool keeps_device() const {
     return role == OperandRole::Anchor || role == OperandRole::LayerWeights;
   }

@@ -107,9 +107,10 @@ Value Interpreter::concat_site(const Expr *call, const Args &args, const std::st
   if (list && list_value && list->kind == ExprKind::Tuple && list_value->elements) {
     for (size_t i = 0; i < list->operands.size() && i < list_value->elements->size(); ++i) {
       const Value &v = (*list_value->elements)[i];
-      if (v.has_origins() && v.kind != Value::Kind::Tuple)
+      if (v.has_origins() && v.kind != Value::Kind::Tuple) {
         site.operands.push_back({list->operands[i], v.origins});
-      else if (v.kind == Value::Kind::Tuple)
+        site.operands.back().branches = v.paths;
+      } else if (v.kind == Value::Kind::Tuple)
         site.operands.push_back({list->operands[i], origins_of(v)});
     }
   } else if (list && list_value && list_value->elements && !list_value->elements->empty()) {
