@@ -630,28 +630,32 @@ void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &
 // A finding no simulated map placed although the models were read with their configuration.
 // Operands that sit apart on one GPU (a fresh CPU tensor against the model's) fail whatever the
 // map: an error that says so. The others need a split devlint has no evidence for: a warning
-// that names what is missing. A model that keeps nothing whole is left to
-// rank_unsized_split_anywhere, which says that.
+// that names what is missing (in a model that keeps nothing whole, after saying so).
 void rank_unplaced(Finding &f, const Package &package, bool placed,
                    const std::string &unsized_model, const std::string &unplaced_operand) {
   if (rank_as_failing_on_one_gpu(f))
     return;
   const ModuleClass *cls = package.find_class(f.unit_class);
-  if (cls && cls->scope && cls->scope->splits_anywhere)
-    return;
+  const bool splits_anywhere = cls && cls->scope && cls->scope->splits_anywhere;
   f.level = FindingLevel::Warning;
+  const std::string separates = splits_anywhere ? "one cuts between these operands"
+                                                : "a device_map=\"auto\" placement separates "
+                                                  "these operands";
   if (placed)
     f.placement = "devlint cannot tell which map entry holds `" + unplaced_operand +
-                  "`, so whether a device_map=\"auto\" placement separates these operands is "
-                  "unknown";
+                  "`, so whether " + separates + " is unknown";
   else if (!unsized_model.empty())
     f.placement = "devlint could not size `" + unsized_model +
                   "` completely from its configuration (`devlint devmap` lists what it did not "
-                  "evaluate), so whether a device_map=\"auto\" placement separates these "
-                  "operands is unknown";
+                  "evaluate), so whether " +
+                  separates + " is unknown";
   else
     f.placement = "no model devlint builds from this package holds `" + f.unit_class +
                   "`, so no device_map=\"auto\" placement of it is known";
+  if (splits_anywhere)
+    f.placement = "transformers 5 loads this model with an empty _no_split_modules, so a "
+                  "balanced map may cut between any two of its layers; " +
+                  f.placement;
 }
 
 // What `self.a` or `self.config.b` is in the module at `node`, as its __init__ left it: a child
@@ -998,23 +1002,54 @@ struct Ranking {
 struct OriginHere {
   const OperandOrigin *origin = nullptr;
   std::optional<size_t> told; // the alternative that tells it
-  bool own_built = false;     // the finding's own origin is built here
+  bool own_built = false;     // the member the finding's own origin names is built here
 };
 
 OriginHere origin_at(const Finding &f, size_t slot, const std::string &path,
                      const TreeIndex &tree) {
-  auto built = [&](const OperandOrigin &o) {
-    bool member = o.kind == OriginKind::Child || o.kind == OriginKind::Parameter ||
-                  o.kind == OriginKind::LayerIteration;
-    return !member || tree.has(join(path, o.label));
+  auto member = [](const OperandOrigin &o) {
+    return o.kind == OriginKind::Child || o.kind == OriginKind::Parameter ||
+           o.kind == OriginKind::LayerIteration;
+  };
+  auto built = [&](const OperandOrigin &o) { return !member(o) || tree.has(join(path, o.label)); };
+  // (`self.codec_model.encode(...)`: the member is `codec_model`, whatever it is called with; a
+  // module registered first elsewhere, `self.model.decoder.bbox_embed = self.bbox_embed`, is
+  // still the instance's child)
+  const ModuleNode *node = tree.module(path);
+  auto absent = [&](const OperandOrigin &o) {
+    const std::string first = o.label.substr(0, o.label.find('.'));
+    auto named = [&first](const TreeTensor &t) { return t.name == first; };
+    return member(o) && node && !node->child(first) &&
+           std::none_of(node->parameters.begin(), node->parameters.end(), named) &&
+           std::none_of(node->buffers.begin(), node->buffers.end(), named);
   };
   const OperandOrigin &own = f.operand_origins[slot];
-  if (built(own))
+  if (!absent(own))
     return {&own, std::nullopt, true};
   for (size_t i = 0; i < f.alternatives.size(); ++i)
     if (f.alternatives[i].operand == slot && built(f.alternatives[i].told.operand_origins[slot]))
       return {&f.alternatives[i].told.operand_origins[slot], i, false};
   return {&own, std::nullopt, false};
+}
+
+// The member (`cond`, `head_weights_proj`) an operand of the finding comes from that the unit's
+// `__init__` declares but no running instance built (its configuration leaves it out), told by
+// no alternative; empty when there is none.
+std::string member_never_built(const Finding &f, const Ranking &r, const Package &package) {
+  const ModuleClass *unit = package.find_class(f.unit_class);
+  if (!unit)
+    return "";
+  for (size_t slot = 0; slot < 2; ++slot) {
+    const OperandOrigin &o = f.operand_origins[slot];
+    std::string first = o.label.substr(0, o.label.find('.'));
+    bool member = (o.kind == OriginKind::Child || o.kind == OriginKind::LayerIteration ||
+                   o.kind == OriginKind::Parameter) &&
+                  (unit->find_child(first) ||
+                   (o.kind == OriginKind::Parameter && unit->find_parameter(o.label)));
+    if (member && !r.own_built[slot] && !r.first_told[slot])
+      return o.label;
+  }
+  return "";
 }
 
 // Where the ranking told an operand by another of its origins (the member the finding named is
@@ -1480,6 +1515,17 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       if (settings.device_map.empty() && !settings.narrowed() && configured &&
           !(!placed && unconfigured_classes.count(f.unit_class))) {
         auto unsized = unsized_model_of_class.find(f.unit_class);
+        std::string unbuilt = placed ? member_never_built(f, ranking, package) : "";
+        if (!unbuilt.empty() && !rank_as_failing_on_one_gpu(f)) {
+          f.level = FindingLevel::Warning;
+          f.placement = prefix + "no module of `" + f.unit_class +
+                        "` in the models devlint builds from this configuration has `self." +
+                        unbuilt +
+                        "` (a setting leaves it out), so no placement devlint simulates runs "
+                        "this line with it";
+          kept.push_back(std::move(f));
+          continue;
+        }
         rank_unplaced(f, package, placed,
                       unsized == unsized_model_of_class.end() ? "" : unsized->second,
                       unplaced_operand);
