@@ -1189,9 +1189,13 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         r.told[0] = here[0].told;
         r.told[1] = here[1].told;
         // Two iterations of one layer list: name the boundary.
-        r.text = "fails with " + s.name + ": " + describe(origin_a, a, path, tree, s.map) + ", " +
-                 describe(origin_b, b, path, tree, s.map) +
-                 (path.empty() ? "" : " (in `" + path + "`)");
+        std::string devices = describe(origin_a, a, path, tree, s.map) + ", " +
+                              describe(origin_b, b, path, tree, s.map);
+        // The elements of one list (`torch.cat(outputs)`): the list, once, on the devices.
+        if (origin_a.text == origin_b.text && a == b)
+          devices = "elements of " + describe(origin_a, a, path, tree, s.map);
+        r.text =
+            "fails with " + s.name + ": " + devices + (path.empty() ? "" : " (in `" + path + "`)");
         return r;
       }
     }
