@@ -58,7 +58,8 @@ void SiteChecker::add_alternatives(const SiteContext &context, Finding &report) 
     // Only a value joined from paths comes from elsewhere where one path's member is missing:
     // one made from both (`self.mask_token * mask`) is not made at all without it.
     const auto &paths = operand.paths ? operand.paths : operand.branches;
-    if (!declared_member(primary) || !paths)
+    if (!declared_member(primary) || !paths ||
+        !member_built_conditionally(*unit, primary->label.substr(0, primary->label.find('.'))))
       continue;
     auto on_a_path_without_primary = [&](const Origin *o) {
       return std::any_of(paths->begin(), paths->end(), [&](const OriginSet &path) {

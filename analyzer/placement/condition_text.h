@@ -51,6 +51,11 @@ std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
                                                     std::string_view member,
                                                     std::string *written = nullptr);
 
+// Whether the `__init__` that declares the class's child or parameter `member` builds it only
+// under an `if` (of a setting or of a constructor argument), or as `X if test else None`: an
+// instance of the class may lack it.
+bool member_built_conditionally(const ModuleClass &unit, std::string_view member);
+
 // The tests of `self`'s attributes that must go one way for the code under `condition` to run
 // (`holds`: its body; else its else branch): `self.flag`, `self.config.n > 0`, `self.child is
 // None`, compared with a literal, through `not`, and each operand of an `and` that holds (of an

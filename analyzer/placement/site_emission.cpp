@@ -488,6 +488,33 @@ const std::string &Interpreter::constructor_argument_setting(const ModuleClass *
   return it->second;
 }
 
+bool member_built_conditionally(const ModuleClass &unit, std::string_view member) {
+  const FunctionDef *init = nullptr;
+  if (unit.def)
+    for (const FunctionDef *m : unit.def->methods)
+      if (m->name == "__init__")
+        init = m;
+  auto guarded = [&](uint32_t where) {
+    if (!init)
+      return false;
+    if (construction_guard(init->body, where))
+      return true;
+    const Stmt *assignment = find_statement(init->body, [where](const Stmt *st) {
+      return st->kind == StmtKind::Assign && st->range.begin <= where && where < st->range.end;
+    });
+    return assignment && assignment->value && assignment->value->kind == ExprKind::Conditional;
+  };
+  for (const ChildDecl &child : unit.children)
+    if (child.name == member)
+      return guarded(child.range.begin);
+  for (const ParameterDecl &param : unit.parameters)
+    if (param.name == member)
+      return guarded(param.range.begin);
+  return std::any_of(unit.bases.begin(), unit.bases.end(), [member](const ModuleClass *base) {
+    return member_built_conditionally(*base, member);
+  });
+}
+
 std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
                                                     std::string_view member, std::string *written) {
   if (!unit.def || !unit.file || member.empty() || member.find('.') != std::string_view::npos)
