@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "diagnostics/member_origin.h"
 #include "driver/model_setup.h"
 #include "driver/passed_down_arguments.h"
 #include "driver/source_reading.h"
@@ -1007,19 +1008,17 @@ struct OriginHere {
 
 OriginHere origin_at(const Finding &f, size_t slot, const std::string &path,
                      const TreeIndex &tree) {
-  auto member = [](const OperandOrigin &o) {
-    return o.kind == OriginKind::Child || o.kind == OriginKind::Parameter ||
-           o.kind == OriginKind::LayerIteration;
+  auto built = [&](const OperandOrigin &o) {
+    return !names_member(o.kind) || tree.has(join(path, o.label));
   };
-  auto built = [&](const OperandOrigin &o) { return !member(o) || tree.has(join(path, o.label)); };
   // (`self.codec_model.encode(...)`: the member is `codec_model`, whatever it is called with; a
   // module registered first elsewhere, `self.model.decoder.bbox_embed = self.bbox_embed`, is
   // still the instance's child)
   const ModuleNode *node = tree.module(path);
   auto absent = [&](const OperandOrigin &o) {
-    const std::string first = o.label.substr(0, o.label.find('.'));
-    auto named = [&first](const TreeTensor &t) { return t.name == first; };
-    return member(o) && node && !node->child(first) &&
+    const std::string_view first = member_attribute(o.label);
+    auto named = [first](const TreeTensor &t) { return t.name == first; };
+    return names_member(o.kind) && node && !node->child(std::string(first)) &&
            std::none_of(node->parameters.begin(), node->parameters.end(), named) &&
            std::none_of(node->buffers.begin(), node->buffers.end(), named);
   };
@@ -1041,12 +1040,7 @@ std::string member_never_built(const Finding &f, const Ranking &r, const Package
     return "";
   for (size_t slot = 0; slot < 2; ++slot) {
     const OperandOrigin &o = f.operand_origins[slot];
-    std::string first = o.label.substr(0, o.label.find('.'));
-    bool member = (o.kind == OriginKind::Child || o.kind == OriginKind::LayerIteration ||
-                   o.kind == OriginKind::Parameter) &&
-                  (unit->find_child(first) ||
-                   (o.kind == OriginKind::Parameter && unit->find_parameter(o.label)));
-    if (member && !r.own_built[slot] && !r.first_told[slot])
+    if (declares_member(*unit, o.kind, o.label) && !r.own_built[slot] && !r.first_told[slot])
       return o.label;
   }
   return "";

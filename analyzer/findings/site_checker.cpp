@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "diagnostics/member_origin.h"
 #include "placement/abstract_value.h"
 #include "placement/condition_text.h"
 
@@ -41,11 +42,7 @@ void SiteChecker::add_alternatives(const SiteContext &context, Finding &report) 
     return;
   // A member the unit's `__init__` declares: an instance that lacks it built another branch.
   auto declared_member = [unit](const Origin *o) {
-    std::string_view first = o->label.substr(0, o->label.find('.'));
-    return unit && (((o->kind == OriginKind::Child || o->kind == OriginKind::LayerIteration ||
-                      o->kind == OriginKind::Parameter) &&
-                     unit->find_child(first)) ||
-                    (o->kind == OriginKind::Parameter && unit->find_parameter(o->label)));
+    return unit && declares_member(*unit, o->kind, o->label);
   };
   auto same_member = [](const Origin *a, const Origin *b) {
     return a->kind == b->kind && a->label == b->label;
@@ -59,7 +56,7 @@ void SiteChecker::add_alternatives(const SiteContext &context, Finding &report) 
     // one made from both (`self.mask_token * mask`) is not made at all without it.
     const auto &paths = operand.paths ? operand.paths : operand.branches;
     if (!declared_member(primary) || !paths ||
-        !member_built_conditionally(*unit, primary->label.substr(0, primary->label.find('.'))))
+        !member_built_conditionally(*unit, member_attribute(primary->label)))
       continue;
     auto on_a_path_without_primary = [&](const Origin *o) {
       return std::any_of(paths->begin(), paths->end(), [&](const OriginSet &path) {
