@@ -299,6 +299,12 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
     return call_method(*callee.bound_self, std::string(leaf), std::move(a), frame, call);
   if (starts_with(name, "builtins."))
     return call_builtin(leaf, std::move(a), frame, call);
+  // A model loaded with a device map is built on a machine with CUDA GPUs (docs/DEVICE_MODEL.md
+  // section 2: "What the constructor sees"): Apple's backend is absent there.
+  if (name == "torch.cuda.is_available")
+    return Value::boolean(true);
+  if (name == "torch.backends.mps.is_available")
+    return Value::boolean(false);
   if (starts_with(name, kActivationClass))
     return activation_module(Value::str(std::string(name.substr(kActivationClass.size()))), frame);
   if (starts_with(name, kOtherModelConfiguration))
@@ -1197,6 +1203,13 @@ Value Evaluator::call_builtin(std::string_view leaf, Arguments a, Frame &frame, 
           return Value::boolean(true);
         continue;
       }
+      // A tensor is a torch.Tensor, never a Python number or container nor a numpy array
+      // (`if isinstance(pos, np.ndarray): pos = torch.from_numpy(pos)` after `torch.arange`).
+      if (v.is(Kind::Tensor) && (t.text == "torch.Tensor" || t.text == "Tensor"))
+        return Value::boolean(true);
+      if (v.is(Kind::Tensor) &&
+          (builtin_type || starts_with(t.text, "np.") || starts_with(t.text, "numpy.")))
+        continue;
       if (v.is(Kind::Object) || v.is(Kind::Module) || v.is(Kind::Tensor))
         return Value::unknown("isinstance of an object");
     }

@@ -62,6 +62,11 @@ struct MroEntry {
 inline constexpr std::string_view kOtherModelConfiguration = "configuration of model_type ";
 // The Namespace value naming transformers' `ACT2CLS[name]`, the class of activation `name`.
 inline constexpr std::string_view kActivationClass = "activation class ";
+// What a constructor reads of a tensor's device (unknown values named so): the device is the CPU
+// or the meta device while a model is built for a device map, never an accelerator, so
+// `freqs.device.type == "npu"` is false (docs/DEVICE_MODEL.md, "What the constructor sees").
+inline constexpr std::string_view kTensorDevice = "tensor.device";
+inline constexpr std::string_view kTensorDeviceType = "tensor.device.type";
 
 constexpr int kMaxDepth = 48;
 constexpr size_t kMaxLoop = 20000;

@@ -552,8 +552,10 @@ Value Evaluator::get_attr(const Value &obj, const std::string &name, const Frame
     }
     if (name == "data" || name == "T")
       return obj;
-    if (name == "dtype" || name == "device")
-      return Value::unknown("tensor." + name);
+    if (name == "device")
+      return Value::unknown(std::string(kTensorDevice));
+    if (name == "dtype")
+      return Value::unknown("tensor.dtype");
     break;
   default:
     break;

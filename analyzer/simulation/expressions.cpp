@@ -179,6 +179,8 @@ Value Evaluator::eval_value(const Expr *e, Frame &frame) {
   }
   case ExprKind::Attribute: {
     Value obj = eval(e->operands[0], frame);
+    if (obj.is(Kind::Unknown) && obj.text == kTensorDevice && e->text == "type")
+      return Value::unknown(std::string(kTensorDeviceType));
     if (obj.is(Kind::Unknown))
       return obj;
     return get_attr(obj, std::string(e->text), frame);
@@ -748,6 +750,15 @@ Value Evaluator::compare(const std::string &op, const Value &a, const Value &rig
   }
   if (op == "==" || op == "!=") {
     auto eq = equal(a, b);
+    auto accelerator = [](const Value &v) {
+      return v.is(Kind::Str) && (v.text == "cuda" || v.text == "npu" || v.text == "mps" ||
+                                 v.text == "xpu" || v.text == "hpu" || v.text == "xla");
+    };
+    auto device_type = [](const Value &v) {
+      return v.is(Kind::Unknown) && v.text == kTensorDeviceType;
+    };
+    if ((device_type(a) && accelerator(b)) || (device_type(b) && accelerator(a)))
+      eq = false;
     if (!eq)
       return Value::unknown("comparison");
     return Value::boolean(op == "==" ? *eq : !*eq);
