@@ -75,6 +75,11 @@ struct RunCondition {
   // the line runs only where the caller hands the module at least one of these (defaulting to
   // None) as a tensor; `attribute` is empty then.
   std::vector<std::string> arguments;
+  // Where `forward` rebinds the argument to a setting when it is not passed (transformers'
+  // `x = x if x is not None else self.config.x`): that setting, and whether the test asks that
+  // the value is not None (else its truth). Without the argument the setting decides.
+  std::string argument_fallback;
+  bool fallback_tests_none = false;
   // A test that the method's primary input is None (`if input_ids is None:` beside an
   // `inputs_embeds` parameter): the line runs only for callers that hand embeddings instead.
   std::string embeddings_instead; // the embeddings parameter's name; empty otherwise

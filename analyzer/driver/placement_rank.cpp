@@ -651,8 +651,10 @@ void rank_unplaced(Finding &f, const Package &package, bool placed,
                   "evaluate), so whether " +
                   separates + " is unknown";
   else
-    f.placement = "no model devlint builds from this package holds `" + f.unit_class +
-                  "`, so no device_map=\"auto\" placement of it is known";
+    f.placement = "no model devlint builds from this package's configuration holds `" +
+                  f.unit_class +
+                  "` (another setting may build it), so no device_map=\"auto\" placement of it "
+                  "is known";
   if (splits_anywhere)
     f.placement = "transformers 5 loads this model with an empty _no_split_modules, so a "
                   "balanced map may cut between any two of its layers; " +
@@ -755,6 +757,21 @@ std::optional<bool> goes_the_lines_way(const ModuleNode &node, const RunConditio
   if (!result)
     return std::nullopt;
   return *result == test.holds;
+}
+
+// An argument test whose argument falls back to a setting (`output_segmentation = ... else
+// self.config.output_segmentation`): whether the setting at `node` lets the line run without the
+// argument; nullopt when there is no such setting or its value is unknown.
+std::optional<bool> fallback_runs(const ModuleNode &node, const RunCondition &t) {
+  if (t.argument_fallback.empty())
+    return std::nullopt;
+  RunCondition setting;
+  setting.attribute = {"config", t.argument_fallback};
+  if (t.fallback_tests_none) {
+    setting.comparison = "is not";
+    setting.literal = "null";
+  }
+  return goes_the_lines_way(node, setting);
 }
 
 // The tests that keep the line from running in the module at `node` (each known to go the
@@ -995,7 +1012,33 @@ struct Ranking {
   // the first one taken where no running instance builds the finding's own member.
   std::optional<size_t> told[2], first_told[2];
   bool own_built[2] = {false, false}; // some running instance builds the operand's own member
+  // Where no map separates the operands: the configurations of the models that run the line,
+  // and a weight of an operand's module tied to one outside it (what keeps them together).
+  std::set<std::string> sources;
+  std::string tie;
+  // At the separating map: an argument test the line needs a call to pass (the setting it falls
+  // back to, with its value there, goes the other way).
+  const RunCondition *passed_only = nullptr;
+  std::string fallback_value;
 };
+
+// A weight under the operand's module (`cls.predictions.decoder.weight`) tied to one outside it
+// (`visual_bert.embeddings.word_embeddings.weight`): accelerate puts tied parameters on one
+// device, so the module sits with the one it is tied to. Empty when there is none.
+std::string tie_outside(const OperandOrigin &o, const std::string &path, const ModuleTree &tree) {
+  if (o.kind != OriginKind::Child)
+    return "";
+  const std::string prefix = join(path, o.label) + ".";
+  for (const std::vector<std::string> &group : tree.tied_parameters) {
+    auto inside = std::find_if(group.begin(), group.end(),
+                               [&](const std::string &n) { return n.rfind(prefix, 0) == 0; });
+    auto outside = std::find_if(group.begin(), group.end(),
+                                [&](const std::string &n) { return n.rfind(prefix, 0) != 0; });
+    if (inside != group.end() && outside != group.end())
+      return "`" + *inside + "` is tied to `" + *outside + "`, so the maps put them on one device";
+  }
+  return "";
+}
 
 // The origin operand `slot` has in the module at `path`: the finding's own, unless it is a member
 // this instance does not build (its configuration takes another branch there, so the value
@@ -1129,7 +1172,11 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
       // An instance whose caller never hands it what the line's tests need runs no such line.
       auto not_handed = std::find_if(
           f.run_conditions.begin(), f.run_conditions.end(), [&](const RunCondition &t) {
-            return !t.arguments.empty() && !may_receive(t.arguments, path, tree, passed_index);
+            if (t.arguments.empty() || may_receive(t.arguments, path, tree, passed_index))
+              return false;
+            // (unless the setting the argument falls back to runs it)
+            const ModuleNode *node = tree.module(path);
+            return t.argument_fallback.empty() || (node && fallback_runs(*node, t) == false);
           });
       if (not_handed != f.run_conditions.end()) {
         if (++r.paths_not_handed == 1)
@@ -1149,6 +1196,11 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         r.skipped_in = model;
       }
     }
+    if (!running.empty())
+      r.sources.insert(model->setup->config.source);
+    for (const std::string &path : running)
+      for (size_t slot = 0; slot < 2 && r.tie.empty(); ++slot)
+        r.tie = tie_outside(f.operand_origins[slot], path, model->setup->tree);
     for (const Scenario &s : model->scenarios) {
       for (const std::string &path : running) {
         const OriginHere here[2] = {origin_at(f, 0, path, tree), origin_at(f, 1, path, tree)};
@@ -1182,6 +1234,14 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         r.separated = true;
         r.told[0] = here[0].told;
         r.told[1] = here[1].told;
+        // A line a call runs by passing an argument the setting would not give.
+        if (const ModuleNode *node = tree.module(path))
+          for (const RunCondition &t : f.run_conditions)
+            if (fallback_runs(*node, t) == false) {
+              r.passed_only = &t;
+              r.fallback_value = python_literal(node->configuration->at(t.argument_fallback));
+              break;
+            }
         // Two iterations of one layer list: name the boundary.
         std::string devices = describe(origin_a, a, path, tree, s.map) + ", " +
                               describe(origin_b, b, path, tree, s.map);
@@ -1407,7 +1467,12 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       f.level = FindingLevel::Warning;
       f.placement = "runs only when `" + t.text + "`" + (t.holds ? "" : " is false") +
                     "; no caller in the models devlint builds hands `" + f.unit_class + "` " +
-                    names + "`, so no placement that runs it is known";
+                    names + "`" +
+                    (t.argument_fallback.empty()
+                         ? ""
+                         : " and the setting it falls back to, `config." +
+                               printable(t.argument_fallback) + "`, does not run it") +
+                    ", so no placement that runs it is known";
       kept.push_back(std::move(f));
       continue;
     }
@@ -1549,6 +1614,14 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         prefix += "runs only when `" + printable(instead->text) + "`, for a caller that hands `" +
                   instead->embeddings_instead + "` instead of `input_ids`; with such a call it ";
       }
+      if (const RunCondition *t = ranking.passed_only)
+        prefix += "runs only when `" + printable(t->text) + "`" +
+                  (!t->holds                ? " is false"
+                   : t->fallback_tests_none ? ""
+                                            : " is true") +
+                  ", for a call that passes `" + printable(t->arguments.front()) + "` (`config." +
+                  printable(t->argument_fallback) + "` is " + ranking.fallback_value +
+                  " where the model is built); with such a call it ";
       f.placement = prefix + text;
       kept.push_back(std::move(f));
       continue;
@@ -1556,9 +1629,19 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     if (settings.narrowed())
       continue; // the operands share a device under the placement asked for
     f.level = FindingLevel::Warning;
-    f.placement = prefix +
-                  "no device_map=\"auto\" placement on 2 to 8 GPUs separates these operands; a "
-                  "hand-made map or a custom max_memory could";
+    // Said of the configuration it was simulated with: a checkpoint with other sizes may split
+    // where the defaults do not.
+    std::string built_from;
+    if (prefix.empty() && ranking.sources.size() == 1) {
+      const std::string &source = *ranking.sources.begin();
+      built_from = " of the model built from " +
+                   std::string(source.rfind("defaults of ", 0) == 0 ? "the " : "") +
+                   printable(source);
+    }
+    f.placement = prefix + "no device_map=\"auto\" placement on 2 to 8 GPUs" + built_from +
+                  " separates these operands" +
+                  (ranking.tie.empty() ? "" : " (" + ranking.tie + ")") +
+                  "; another configuration, a hand-made map or a custom max_memory could";
     kept.push_back(std::move(f));
   }
   for (Finding &f : kept)

@@ -630,12 +630,37 @@ const Parameter *none_default_parameter(const FunctionDef &fn, std::string_view 
   return nullptr;
 }
 
+// `name = name if name is not None else self.config.K` (or `self.config.K if name is None else
+// name`): transformers' idiom for an argument that defaults to a setting. K, else empty.
+std::string_view configuration_fallback(const Stmt *s, std::string_view name) {
+  if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value ||
+      s->targets[0]->kind != ExprKind::Name || s->targets[0]->text != name ||
+      s->value->kind != ExprKind::Conditional || s->value->operands.size() != 3)
+    return {};
+  const Expr *kept = s->value->operands[0], *test = s->value->operands[1],
+             *otherwise = s->value->operands[2];
+  if (test->kind != ExprKind::Compare || test->operands.size() != 2 ||
+      test->operands[1]->kind != ExprKind::NoneLiteral || !is_name(test->operands[0], name))
+    return {};
+  if (test->text == "is")
+    std::swap(kept, otherwise);
+  else if (test->text != "is not")
+    return {};
+  const Expr *config = otherwise->kind == ExprKind::Attribute ? otherwise->operands[0] : nullptr;
+  if (!is_name(kept, name) || !config || config->kind != ExprKind::Attribute ||
+      config->text != "config" || !is_name(config->operands[0], "self"))
+    return {};
+  return otherwise->text;
+}
+
 // The arguments of `forward` one of which must be passed for `name` to hold a value at `before`:
 // `name` itself, and those guarding each earlier statement that rebinds it (`if pixel_values is
 // not None: image_embeddings = self.embed_patches(pixel_values)`). Empty when a rebinding runs
-// under anything else.
+// under anything else. A rebinding to a setting when the argument is not passed is named in
+// `fallback` (one, for `name` itself).
 std::vector<std::string> arguments_making(const FunctionDef &forward, std::string_view name,
-                                          uint32_t before, int depth = 0) {
+                                          uint32_t before, int depth = 0,
+                                          std::string *fallback = nullptr) {
   if (depth > 4 || !none_default_parameter(forward, name))
     return {};
   std::vector<std::string> out{std::string(name)};
@@ -643,6 +668,11 @@ std::vector<std::string> arguments_making(const FunctionDef &forward, std::strin
   find_statement(forward.body, [&](const Stmt *s) {
     if (s->range.begin >= before || unknown || !binds_name(s, name))
       return false;
+    std::string_view setting = fallback ? configuration_fallback(s, name) : std::string_view();
+    if (!setting.empty() && fallback->empty()) {
+      *fallback = std::string(setting);
+      return false;
+    }
     auto guard = construction_guard(forward.body, s->range.begin);
     std::string_view other = guard ? argument_needed(guard->first, guard->second) : "";
     std::vector<std::string> more =
@@ -687,13 +717,21 @@ void Interpreter::note_argument_conditions(Site &site) const {
         std::string_view name = argument_needed(test, way);
         if (name.empty())
           continue;
-        std::vector<std::string> arguments = arguments_making(*forward, name, test->range.begin);
+        std::string fallback;
+        std::vector<std::string> arguments =
+            arguments_making(*forward, name, test->range.begin, 0, &fallback);
         if (arguments.empty())
           continue;
         RunCondition condition_run;
         condition_run.text = std::string(f->file->source->slice(test->range));
         condition_run.holds = way;
         condition_run.arguments = std::move(arguments);
+        condition_run.argument_fallback = std::move(fallback);
+        const Expr *asked = test; // (`not (x is None)`: the comparison under the `not`)
+        while (asked->kind == ExprKind::BoolOp && asked->text == "not" &&
+               asked->operands.size() == 1)
+          asked = asked->operands[0];
+        condition_run.fallback_tests_none = asked->kind == ExprKind::Compare;
         site.run_conditions.push_back(std::move(condition_run));
       }
     }
