@@ -4,7 +4,14 @@
 #include "placement/condition_text.h"
 
 namespace devlint {
+
 namespace {
+
+// What `self.<label>` is: a buffer the class registers (`register_buffer`) or a parameter.
+std::string member_tensor_word(const Origin &o) {
+  const ParameterDecl *p = o.unit ? o.unit->find_parameter(o.label) : nullptr;
+  return p && p->is_buffer ? "buffer" : "parameter";
+}
 
 // The function that received an argument: the caller's `forward`, not a helper it passed the
 // value on to.
@@ -241,7 +248,7 @@ std::string describe_origin(const Origin &o, const Site &site) {
              "`, on the model's device" + line;
     if (o.label.find('.') != std::string_view::npos)
       return "parameter `self." + label + "` read directly, which no hook moves" + line;
-    return "parameter `self." + label + "`" + built_only_when(o) + line;
+    return member_tensor_word(o) + " `self." + label + "`" + built_only_when(o) + line;
   case OriginKind::PlainTensor:
     if (o.has(OriginFact::ModeCache))
       return "plain tensor attribute `self." + label +
@@ -307,7 +314,7 @@ std::string short_origin(const Origin &o, const Site &site) {
   case OriginKind::Parameter:
     if (o.has(OriginFact::LayerWeights))
       return "its weights";
-    return "parameter `self." + label + "`";
+    return member_tensor_word(o) + " `self." + label + "`";
   case OriginKind::PlainTensor:
     return "unregistered `self." + label + "`, on the CPU";
   case OriginKind::Fresh:

@@ -18,6 +18,7 @@
 #include "frontend/python/python_frontend.h"
 #include "model/file_input.h"
 #include "model/text.h"
+#include "placement/condition_text.h"
 #include "placement/origin.h"
 #include "simulation/device_map_simulation.h"
 #include "simulation/simulation_memo.h"
@@ -795,6 +796,11 @@ std::string python_literal(const nlohmann::json &v) {
   return printable(v.dump());
 }
 
+// A model's configuration as a placement names it: "the defaults of BertConfig", "config.json".
+std::string configuration_named(const std::string &source) {
+  return (source.rfind("defaults of ", 0) == 0 ? "the " : "") + printable(source);
+}
+
 // "`self.rotary_value` is true", "`self.config.num_labels > 0`".
 std::string needed_text(const RunCondition &t) {
   std::string code = "`" + printable(t.text) + "`";
@@ -1153,8 +1159,14 @@ void quote_gathered_no_split_list(Finding &f, const std::vector<const PlacedMode
         listed += (listed.empty() ? "'" : ", '") + name + "'";
     if (gathered.size() > kShown)
       listed += ", ... (" + std::to_string(gathered.size()) + " names)";
-    f.why = prefix + listed + "] (gathered by transformers from " +
-            std::string(model->setup->root->name) + " and the models it holds)" + f.why.substr(end);
+    // diffusers reads the loaded model's own list; transformers gathers the lists of the models
+    // it holds too.
+    const std::string root(model->setup->root->name);
+    f.why = prefix + listed + "] (" +
+            (model->setup->root->diffusers_model
+                 ? "the list of " + root + ", the model diffusers loads"
+                 : "gathered by transformers from " + root + " and the models it holds") +
+            ")" + f.why.substr(end);
     return;
   }
 }
@@ -1198,17 +1210,20 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
     }
     if (!running.empty())
       r.sources.insert(model->setup->config.source);
-    for (const std::string &path : running)
+    for (const std::string &path : running) {
       for (size_t slot = 0; slot < 2 && r.tie.empty(); ++slot)
         r.tie = tie_outside(f.operand_origins[slot], path, model->setup->tree);
+      // (what each running instance builds, with or without maps: an unsized model tells it)
+      for (size_t slot = 0; slot < 2; ++slot) {
+        const OriginHere here = origin_at(f, slot, path, tree);
+        r.own_built[slot] = r.own_built[slot] || here.own_built;
+        if (!r.first_told[slot])
+          r.first_told[slot] = here.told;
+      }
+    }
     for (const Scenario &s : model->scenarios) {
       for (const std::string &path : running) {
         const OriginHere here[2] = {origin_at(f, 0, path, tree), origin_at(f, 1, path, tree)};
-        for (size_t slot = 0; slot < 2; ++slot) {
-          r.own_built[slot] = r.own_built[slot] || here[slot].own_built;
-          if (!r.first_told[slot])
-            r.first_told[slot] = here[slot].told;
-        }
         const OperandOrigin &origin_a = *here[0].origin, &origin_b = *here[1].origin;
         bool known_a = true, known_b = true;
         auto a = resolve(origin_a, path, tree, s.map, &known_a, passed_index);
@@ -1354,6 +1369,8 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       // Its modules are known, in registration order, even where their sizes are not.
       if (model.setup->tree.root) {
         model.index = std::make_unique<TreeIndex>(model.setup->tree);
+        for (const auto &[path, node] : model.index->modules)
+          model.paths_by_class[node->class_name].push_back(path);
         unsized_models.push_back(std::move(model));
       }
       continue;
@@ -1444,6 +1461,9 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
 
   // The models whose gathered `_no_split_modules` a why may quote: an unsized one (a timm
   // backbone) still knows its tree and its list.
+  std::vector<const PlacedModel *> unsized_pointers;
+  for (const PlacedModel &model : unsized_models)
+    unsized_pointers.push_back(&model);
   std::vector<const PlacedModel *> listed_models = all_models;
   for (const PlacedModel &model : unsized_models)
     listed_models.push_back(&model);
@@ -1522,7 +1542,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
                                (values.empty() ? "" : " (" + values + ")") + " skip" +
                                (from_defaults ? "" : "s") + " it"
                          : "runs only when " + needed + ", which the model built from " +
-                               printable(config.source) + " does not meet";
+                               configuration_named(config.source) + " does not meet";
       const PlacedModel *with_setting =
           settable && settings.device_map.empty() && !settings.narrowed()
               ? model_with_keywords(std::string(model.setup->root->name), keywords)
@@ -1554,6 +1574,49 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       quote_gathered_no_split_list(f, listed_models, package);
     bool placed = ranking.placed, separated = ranking.separated, all_known = ranking.all_known;
     const std::string &text = ranking.text, &unplaced_operand = ranking.unplaced_operand;
+    // A model devlint could not size still shows which of its modules run the line and what
+    // they build: a line its configuration skips, or an operand from a member it leaves out,
+    // is said so, not blamed on the sizes.
+    if (!placed && settings.device_map.empty() && !settings.narrowed() &&
+        unsized_model_of_class.count(f.unit_class) && !rank_as_failing_on_one_gpu(f)) {
+      Ranking built = rank_finding(f, unsized_pointers, passed_index);
+      // Only a member its `__init__` builds under a setting's test is left out by a setting:
+      // another is missing because devlint could not build it (an unknown sub-model, a test of
+      // one).
+      const ModuleClass *unit = package.find_class(f.unit_class);
+      std::string unbuilt =
+          built.paths > built.paths_skipped ? member_never_built(f, built, package) : "";
+      if (!unbuilt.empty() &&
+          !(unit && member_built_by_setting(*unit, std::string(member_attribute(unbuilt)))))
+        unbuilt.clear();
+      // Likewise a test of a child: it skips the line by a setting only where one decides it.
+      auto by_setting = [&](const RunCondition *t) {
+        return !t->config_key.empty() || t->attribute.size() != 1 || !unit ||
+               !unit->find_child(t->attribute[0]);
+      };
+      if (built.paths > 0 && built.paths_skipped == built.paths &&
+          std::all_of(built.failing.begin(), built.failing.end(), by_setting)) {
+        std::string needed;
+        for (const RunCondition *t : built.failing)
+          needed += (needed.empty() ? "" : " and ") + needed_text(*t);
+        f.level = FindingLevel::Warning;
+        f.placement = "runs only when " + needed + ", which the model built from " +
+                      configuration_named(built.skipped_in->setup->config.source) +
+                      " does not meet: no placement devlint simulates runs it";
+        kept.push_back(std::move(f));
+        continue;
+      }
+      if (!unbuilt.empty()) {
+        f.level = FindingLevel::Warning;
+        f.placement = "no module of `" + f.unit_class +
+                      "` in the models devlint builds from this configuration has `self." +
+                      unbuilt +
+                      "` (a setting leaves it out), so no placement devlint simulates runs "
+                      "this line with it";
+        kept.push_back(std::move(f));
+        continue;
+      }
+    }
     if (!placed && settings.device_map.empty() && !settings.narrowed() &&
         unsized_model_of_class.count(f.unit_class) && !rank_as_failing_on_one_gpu(f)) {
       std::string order = placed_by_order(f, unsized_models);
@@ -1634,9 +1697,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     std::string built_from;
     if (prefix.empty() && ranking.sources.size() == 1) {
       const std::string &source = *ranking.sources.begin();
-      built_from = " of the model built from " +
-                   std::string(source.rfind("defaults of ", 0) == 0 ? "the " : "") +
-                   printable(source);
+      built_from = " of the model built from " + configuration_named(source);
     }
     f.placement = prefix + "no device_map=\"auto\" placement on 2 to 8 GPUs" + built_from +
                   " separates these operands" +

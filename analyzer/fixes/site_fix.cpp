@@ -170,8 +170,10 @@ void attach_site_fix(Finding &finding, FixStrategy strategy, const Site &site, c
                            ? std::string(file.slice(anchor_operand.expr->range)) + ".weight"
                            : device_anchor_text(file, anchor_operand.expr, site.tensor_subscripts);
   if (anchor.empty()) {
-    finding.no_fix_reason = "no operand is a plain name whose `" + device_of(file, "").substr(1) +
-                            "` could anchor the move";
+    // (said of the operand the others would move to: one of those may well be a plain name)
+    finding.no_fix_reason = "`" + shorten_snippet(file.slice(anchor_operand.expr->range)) +
+                            "`, the operand to move to, is not a plain name whose `" +
+                            device_of(file, "").substr(1) + "` could anchor the move";
     return;
   }
   // A list built elsewhere has no per-element expression to move.
