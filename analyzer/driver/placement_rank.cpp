@@ -1095,6 +1095,14 @@ std::string member_never_built(const Finding &f, const Ranking &r, const Package
   return "";
 }
 
+// The placement of a finding whose operand comes from `member`, which no module of `unit_class`
+// the configuration builds has.
+std::string never_built_placement(const std::string &unit_class, const std::string &member) {
+  return "no module of `" + unit_class +
+         "` in the models devlint builds from this configuration has `self." + member +
+         "` (a setting leaves it out), so no placement devlint simulates runs this line with it";
+}
+
 // Where the ranking told an operand by another of its origins (the member the finding named is
 // not built where the line runs), the finding says that origin: message, origins and why.
 // One operand at a time: each alternative differs from the finding in one.
@@ -1608,11 +1616,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       }
       if (!unbuilt.empty()) {
         f.level = FindingLevel::Warning;
-        f.placement = "no module of `" + f.unit_class +
-                      "` in the models devlint builds from this configuration has `self." +
-                      unbuilt +
-                      "` (a setting leaves it out), so no placement devlint simulates runs "
-                      "this line with it";
+        f.placement = never_built_placement(f.unit_class, unbuilt);
         kept.push_back(std::move(f));
         continue;
       }
@@ -1644,11 +1648,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         std::string unbuilt = placed ? member_never_built(f, ranking, package) : "";
         if (!unbuilt.empty() && !rank_as_failing_on_one_gpu(f)) {
           f.level = FindingLevel::Warning;
-          f.placement = prefix + "no module of `" + f.unit_class +
-                        "` in the models devlint builds from this configuration has `self." +
-                        unbuilt +
-                        "` (a setting leaves it out), so no placement devlint simulates runs "
-                        "this line with it";
+          f.placement = prefix + never_built_placement(f.unit_class, unbuilt);
           kept.push_back(std::move(f));
           continue;
         }

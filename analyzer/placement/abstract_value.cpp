@@ -138,6 +138,21 @@ Value join(const Value &a, const Value &b, size_t max_origins) {
   return out;
 }
 
+Value join_returned(const Value &a, const Value &b, size_t max_origins) {
+  const bool tuples = a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple && a.elements &&
+                      b.elements && !a.appended_by && !b.appended_by;
+  if (!tuples || a.elements->size() == b.elements->size())
+    return join(a, b, max_origins);
+  const Value &longer = a.elements->size() > b.elements->size() ? a : b;
+  const Value &shorter = &longer == &a ? b : a;
+  Value out = longer;
+  out.elements = std::make_shared<std::vector<Value>>(*longer.elements);
+  for (size_t i = 0; i < shorter.elements->size(); ++i)
+    (*out.elements)[i] = join((*longer.elements)[i], (*shorter.elements)[i], max_origins);
+  add_origins(out.origins, shorter.origins, max_origins);
+  return out;
+}
+
 Env join_env(const Env &a, const Env &b, size_t max_origins) {
   Env out = a;
   for (const auto &[k, v] : b) {

@@ -77,6 +77,10 @@ void add_appended_element(Value &list, const Expr *call, const Value &element, s
 // Two paths of a list grown by `.append` (see Value::appended_by).
 std::optional<Value> join_grown_lists(const Value &a, const Value &b, size_t max_origins);
 Value join(const Value &a, const Value &b, size_t max_origins);
+// What a function returns on two paths: tuples of different lengths (`return q, k, v` under
+// `if v is not None:`, else `return q, k`) keep each position's values, since a caller
+// unpacking them takes one length (another raises); otherwise `join`.
+Value join_returned(const Value &a, const Value &b, size_t max_origins);
 Env join_env(const Env &a, const Env &b, size_t max_origins);
 // Union of the tensor origins in a value (tuples included).
 OriginSet origins_of(const Value &v, size_t max_origins);

@@ -152,7 +152,10 @@ void Interpreter::exec(const Stmt *s) {
       if (frame_->has_return && frame_->function) // a device on each path: chosen at run time
         device = join_devices(frame_->returns, v,
                               intern(std::string(frame_->function->name) + "()"), s->range);
-      frame_->returns = device ? *device : frame_->has_return ? join(frame_->returns, v) : v;
+      frame_->returns = device ? *device
+                        : frame_->has_return
+                            ? join_returned(frame_->returns, v, limits_.max_origins)
+                            : v;
     }
     frame_->has_return = true;
     frame_->terminated = true;
