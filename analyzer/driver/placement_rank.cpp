@@ -1594,13 +1594,18 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       const ModuleClass *unit = package.find_class(f.unit_class);
       std::string unbuilt =
           built.paths > built.paths_skipped ? member_never_built(f, built, package) : "";
-      if (!unbuilt.empty() &&
-          !(unit && member_built_by_setting(*unit, std::string(member_attribute(unbuilt)))))
+      // (a diffusers model's constructor arguments are its configuration: register_to_config)
+      const bool arguments_configure = unit && unit->diffusers_model;
+      auto left_out_by_setting = [&](std::string_view member) {
+        return unit && (arguments_configure ? member_built_conditionally(*unit, member)
+                                            : member_built_by_setting(*unit, member).has_value());
+      };
+      if (!unbuilt.empty() && !left_out_by_setting(member_attribute(unbuilt)))
         unbuilt.clear();
       // Likewise a test of a child: it skips the line by a setting only where one decides it.
       auto by_setting = [&](const RunCondition *t) {
         return !t->config_key.empty() || t->attribute.size() != 1 || !unit ||
-               !unit->find_child(t->attribute[0]);
+               !unit->find_child(t->attribute[0]) || left_out_by_setting(t->attribute[0]);
       };
       if (built.paths > 0 && built.paths_skipped == built.paths &&
           std::all_of(built.failing.begin(), built.failing.end(), by_setting)) {
@@ -1610,7 +1615,10 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         f.level = FindingLevel::Warning;
         f.placement = "runs only when " + needed + ", which the model built from " +
                       configuration_named(built.skipped_in->setup->config.source) +
-                      " does not meet: no placement devlint simulates runs it";
+                      " does not meet, and devlint could not size `" +
+                      unsized_model_of_class.at(f.unit_class) +
+                      "` completely to simulate one that does: no placement that runs it is "
+                      "known";
         kept.push_back(std::move(f));
         continue;
       }
