@@ -1,6 +1,7 @@
 #include "driver/placement_rank.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <functional>
 #include <map>
@@ -1218,20 +1219,24 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
     }
     if (!running.empty())
       r.sources.insert(model->setup->config.source);
+    // Each running instance's operand origins, the same under every map (what it builds is
+    // known without maps: an unsized model tells it too).
+    std::vector<std::array<OriginHere, 2>> origins_here;
     for (const std::string &path : running) {
       for (size_t slot = 0; slot < 2 && r.tie.empty(); ++slot)
         r.tie = tie_outside(f.operand_origins[slot], path, model->setup->tree);
-      // (what each running instance builds, with or without maps: an unsized model tells it)
+      origins_here.push_back({origin_at(f, 0, path, tree), origin_at(f, 1, path, tree)});
       for (size_t slot = 0; slot < 2; ++slot) {
-        const OriginHere here = origin_at(f, slot, path, tree);
+        const OriginHere &here = origins_here.back()[slot];
         r.own_built[slot] = r.own_built[slot] || here.own_built;
         if (!r.first_told[slot])
           r.first_told[slot] = here.told;
       }
     }
     for (const Scenario &s : model->scenarios) {
-      for (const std::string &path : running) {
-        const OriginHere here[2] = {origin_at(f, 0, path, tree), origin_at(f, 1, path, tree)};
+      for (size_t p = 0; p < running.size(); ++p) {
+        const std::string &path = running[p];
+        const std::array<OriginHere, 2> &here = origins_here[p];
         const OperandOrigin &origin_a = *here[0].origin, &origin_b = *here[1].origin;
         bool known_a = true, known_b = true;
         auto a = resolve(origin_a, path, tree, s.map, &known_a, passed_index);
@@ -1473,8 +1478,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
   for (const PlacedModel &model : unsized_models)
     unsized_pointers.push_back(&model);
   std::vector<const PlacedModel *> listed_models = all_models;
-  for (const PlacedModel &model : unsized_models)
-    listed_models.push_back(&model);
+  listed_models.insert(listed_models.end(), unsized_pointers.begin(), unsized_pointers.end());
   std::vector<Finding> kept;
   for (size_t index = 0; index < findings.size(); ++index) {
     Finding &f = findings[index];
@@ -1584,7 +1588,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
     const std::string &text = ranking.text, &unplaced_operand = ranking.unplaced_operand;
     // A model devlint could not size still shows which of its modules run the line and what
     // they build: a line its configuration skips, or an operand from a member it leaves out,
-    // is said so, not blamed on the sizes.
+    // is said so, not blamed on the sizes; else registration order may place the operands.
     if (!placed && settings.device_map.empty() && !settings.narrowed() &&
         unsized_model_of_class.count(f.unit_class) && !rank_as_failing_on_one_gpu(f)) {
       Ranking built = rank_finding(f, unsized_pointers, passed_index);
@@ -1628,9 +1632,6 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         kept.push_back(std::move(f));
         continue;
       }
-    }
-    if (!placed && settings.device_map.empty() && !settings.narrowed() &&
-        unsized_model_of_class.count(f.unit_class) && !rank_as_failing_on_one_gpu(f)) {
       std::string order = placed_by_order(f, unsized_models);
       if (!order.empty()) {
         f.level = FindingLevel::Warning;

@@ -107,9 +107,6 @@ std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int de
   return all_known ? std::optional<bool>(!decisive) : std::nullopt;
 }
 
-namespace {
-
-// `self.a.b` as {"a", "b"}; empty when `e` is no attribute chain rooted at `self`.
 std::vector<std::string> self_attribute_path(const Expr *e) {
   std::vector<std::string> path;
   for (; e && e->kind == ExprKind::Attribute && path.size() < 4; e = e->operands[0])
@@ -118,8 +115,6 @@ std::vector<std::string> self_attribute_path(const Expr *e) {
     return {};
   return path;
 }
-
-} // namespace
 
 std::string literal_json(const SyntaxFile &file, const Expr *e) {
   if (!e)

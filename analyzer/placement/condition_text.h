@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics/finding.h"
 #include "model/module_model.h"
@@ -37,6 +38,9 @@ std::optional<bool> constant_truth(const SyntaxFile &file, const Expr *e, int de
 
 // A literal as JSON text: numbers, None, True/False, strings; empty for anything else.
 std::string literal_json(const SyntaxFile &file, const Expr *e);
+
+// `self.a.b` as {"a", "b"}; empty when `e` is no attribute chain rooted at `self`.
+std::vector<std::string> self_attribute_path(const Expr *e);
 
 // The operator of a comparison of two operands (`is not`, `==`, `>`...; no chain, no `in`);
 // empty for anything else.

@@ -646,9 +646,8 @@ std::string_view configuration_fallback(const Stmt *s, std::string_view name) {
     std::swap(kept, otherwise);
   else if (test->text != "is not")
     return {};
-  const Expr *config = otherwise->kind == ExprKind::Attribute ? otherwise->operands[0] : nullptr;
-  if (!is_name(kept, name) || !config || config->kind != ExprKind::Attribute ||
-      config->text != "config" || !is_name(config->operands[0], "self"))
+  const std::vector<std::string> setting = self_attribute_path(otherwise);
+  if (!is_name(kept, name) || setting.size() != 2 || setting[0] != "config")
     return {};
   return otherwise->text;
 }
