@@ -89,10 +89,10 @@ std::string join(const std::string &a, const std::string &b) {
 
 std::string label(const DeviceName &d) { return d == "cpu" || d == "disk" ? d : "cuda:" + d; }
 
-std::string labels(const std::set<DeviceName> &devices) {
+std::string labels(const std::set<DeviceName> &devices, const char *conjunction = " and ") {
   std::string out;
   for (const DeviceName &d : devices)
-    out += (out.empty() ? "" : " and ") + label(d);
+    out += (out.empty() ? "" : conjunction) + label(d);
   return out;
 }
 
@@ -1183,6 +1183,21 @@ void quote_gathered_no_split_list(Finding &f, const std::vector<const PlacedMode
 Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &models,
                      const PassedIndex &passed_index) {
   Ranking r;
+  // A map that separates the operands, said so.
+  struct Witness {
+    std::optional<size_t> told[2];
+    const RunCondition *passed_only = nullptr;
+    std::string fallback_value, text;
+  };
+  std::optional<Witness> overlapping; // the first map where the operands' devices overlap
+  auto take = [&r](const Witness &w) {
+    r.separated = true;
+    r.told[0] = w.told[0];
+    r.told[1] = w.told[1];
+    r.passed_only = w.passed_only;
+    r.fallback_value = w.fallback_value;
+    r.text = w.text;
+  };
   for (const PlacedModel *model : models) {
     auto it = model->paths_by_class.find(f.unit_class);
     if (it == model->paths_by_class.end())
@@ -1259,29 +1274,62 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         };
         if (!known || (a.size() == 1 && a == b) || cpu_index(origin_a, a) || cpu_index(origin_b, b))
           continue;
-        r.separated = true;
-        r.told[0] = here[0].told;
-        r.told[1] = here[1].told;
+        // The elements of a layer list are all there (`torch.cat(outputs)`) or each met on its
+        // own pass (`h + self.ffns[i](h)`); an operand on several devices otherwise holds values
+        // joined from paths (an argument handed the loop's start value or another branch's), of
+        // which one runs: where such devices overlap the other operand's, the map fails only on
+        // some paths, so a map where they do not is the witness, if there is one.
+        const bool one_list = origin_a.text == origin_b.text && a == b;
+        auto alternatives = [](const OperandOrigin &o, const std::set<DeviceName> &d) {
+          return d.size() > 1 && o.kind != OriginKind::LayerIteration;
+        };
+        const bool certain =
+            one_list || (!alternatives(origin_a, a) && !alternatives(origin_b, b)) ||
+            std::none_of(a.begin(), a.end(), [&](const DeviceName &d) { return b.count(d) != 0; });
+        if (!certain && overlapping)
+          continue;
+        Witness w;
+        w.told[0] = here[0].told;
+        w.told[1] = here[1].told;
         // A line a call runs by passing an argument the setting would not give.
         if (const ModuleNode *node = tree.module(path))
           for (const RunCondition &t : f.run_conditions)
             if (fallback_runs(*node, t) == false) {
-              r.passed_only = &t;
-              r.fallback_value = python_literal(node->configuration->at(t.argument_fallback));
+              w.passed_only = &t;
+              w.fallback_value = python_literal(node->configuration->at(t.argument_fallback));
               break;
             }
+        // An operand joined from paths is on one of its devices: the map fails where it is on
+        // one the other operand is not.
+        auto operand = [&](const OperandOrigin &o, const std::set<DeviceName> &d,
+                           const std::set<DeviceName> &other) {
+          if (one_list || !alternatives(o, d))
+            return describe(o, d, path, tree, s.map);
+          std::string text = "`" + o.text + "` on " + labels(d, " or ") + " by the path that made it";
+          if (certain)
+            return text;
+          std::set<DeviceName> apart;
+          for (const DeviceName &x : d)
+            if (!other.count(x))
+              apart.insert(x);
+          return text + ", so only where it is on " + labels(apart, " or ");
+        };
         // Two iterations of one layer list: name the boundary.
-        std::string devices = describe(origin_a, a, path, tree, s.map) + ", " +
-                              describe(origin_b, b, path, tree, s.map);
-        // The elements of one list (`torch.cat(outputs)`): the list, once, on the devices.
-        if (origin_a.text == origin_b.text && a == b)
-          devices = "elements of " + describe(origin_a, a, path, tree, s.map);
-        r.text =
+        std::string devices = one_list ? "elements of " + describe(origin_a, a, path, tree, s.map)
+                                       : operand(origin_a, a, b) + ", " + operand(origin_b, b, a);
+        w.text =
             "fails with " + s.name + ": " + devices + (path.empty() ? "" : " (in `" + path + "`)");
+        if (!certain) {
+          overlapping = std::move(w);
+          continue;
+        }
+        take(w);
         return r;
       }
     }
   }
+  if (overlapping)
+    take(*overlapping);
   return r;
 }
 
