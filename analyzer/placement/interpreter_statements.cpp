@@ -382,11 +382,14 @@ void Interpreter::exec_loop(const Stmt *s) {
   ++loop_depth_;
   loops_.push_back(s);
   Value element;
+  bool pieces_of_one_tensor = false;
   if (s->kind == StmtKind::For)
-    element = element_of(s->value);
+    element = element_of(s->value, &pieces_of_one_tensor);
   else
     eval(s->value);
-  loop_elements_.push_back(origins_of(element));
+  // Rows of one tensor (`for height, width in spatial_shapes`) sit where it does on every pass:
+  // they do not make what the loop appends differ per pass (final_pass_version).
+  loop_elements_.push_back(pieces_of_one_tensor ? OriginSet{} : origins_of(element));
   if (environment_too_large()) {
     if (s->kind == StmtKind::For)
       assign(s->targets[0], element, nullptr);

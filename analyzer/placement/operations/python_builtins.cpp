@@ -116,7 +116,9 @@ Value Interpreter::container_method_call(const Expr *call, const Value &receiver
 }
 
 const Origin *Interpreter::final_pass_version(const Origin *o) {
-  if (o->kind != OriginKind::LayerIteration || o->has(OriginFact::Settled) || !o->loop ||
+  // (A comprehension is no statement: what one gathered has no loop, and it has finished.)
+  if (o->kind != OriginKind::LayerIteration || o->has(OriginFact::Settled) ||
+      (!o->loop && !o->has(OriginFact::Collected)) ||
       std::find(loops_.begin(), loops_.end(), o->loop) != loops_.end())
     return o;
   for (const OriginSet &element : loop_elements_)
