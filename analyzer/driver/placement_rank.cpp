@@ -1305,7 +1305,8 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
                            const std::set<DeviceName> &other) {
           if (one_list || !alternatives(o, d))
             return describe(o, d, path, tree, s.map);
-          std::string text = "`" + o.text + "` on " + labels(d, " or ") + " by the path that made it";
+          std::string text =
+              "`" + o.text + "` on " + labels(d, " or ") + " by the path that made it";
           if (certain)
             return text;
           std::set<DeviceName> apart;

@@ -48,9 +48,8 @@ Value Interpreter::element_of(const Expr *iterable, bool *pieces_of_one_tensor) 
     if (fn == "enumerate" && iterable->operands.size() > 1) {
       Value pair;
       pair.kind = Value::Kind::Tuple;
-      pair.elements = std::make_shared<std::vector<Value>>(
-          std::vector<Value>{Value::neutral(),
-                             element_of(iterable->operands[1], pieces_of_one_tensor)});
+      pair.elements = std::make_shared<std::vector<Value>>(std::vector<Value>{
+          Value::neutral(), element_of(iterable->operands[1], pieces_of_one_tensor)});
       return pair;
     }
     if (fn == "zip") {
