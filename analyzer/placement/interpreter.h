@@ -65,6 +65,20 @@ private:
     size_t outer_loops = 0;
     // A method of a diffusers pipeline (operations/pipelines.cpp), or code it inlined.
     const ModuleClass *pipeline = nullptr;
+    // What an `if` on a test of plain names gave each variable it set on each path (`if task ==
+    // "generate": image_latents = torch.zeros_like(latents)` / `else: image_latents =
+    // self.vae.encode(...)`): a later `if` on the same test, its names unchanged, takes the same
+    // path, so a variable still holding the joined value holds that path's there.
+    struct DecidedPath {
+      std::string_view test;
+      std::vector<std::pair<std::string_view, Value>> test_names; // their values at the test
+      struct Set {
+        std::string_view name;
+        Value joined, then_value, else_value;
+      };
+      std::vector<Set> values;
+    };
+    std::vector<DecidedPath> decided_paths;
   };
   // Marks the code run while it lives as running only on some paths (see Frame::nesting).
   struct Conditional {
@@ -307,6 +321,12 @@ private:
   // Joins the environments of two paths; a member assigned on one path only is, on the other,
   // what the class declares.
   Env join_env(const Env &a, const Env &b);
+  // Frame::DecidedPath: records what an `if` on `test` gave each path, and finds the one an
+  // earlier `if` on the same test recorded.
+  void record_decided_path(const Expr *test, const Env &before, const Env &then_env,
+                           const Env &else_env, const Env &merged);
+  const Frame::DecidedPath *decided_path(const Expr *test) const;
+  static void take_path(Env &env, const Frame::DecidedPath &path, bool then_branch);
   OriginSet origins_of(const Value &v) const { return devlint::origins_of(v, limits_.max_origins); }
   Value as_tensor(const Value &v) const { return devlint::as_tensor(v, limits_.max_origins); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "model/text.h"
@@ -11,6 +12,96 @@
 #include "placement/condition_text.h"
 
 namespace devlint {
+namespace {
+
+// A test of names, attributes and literals (`task == "generate"`, `not self.do_cfg`): it calls
+// nothing, so it comes out the same while its names hold the same values.
+bool plain_test(const Expr *e, std::vector<std::string_view> &names, int depth = 0) {
+  if (!e || depth > 8)
+    return false;
+  switch (e->kind) {
+  case ExprKind::Name:
+    names.push_back(e->text);
+    return true;
+  case ExprKind::Attribute:
+    return plain_test(e->operands[0], names, depth + 1);
+  case ExprKind::Compare:
+  case ExprKind::BoolOp:
+  case ExprKind::UnaryOp:
+    return std::all_of(e->operands.begin(), e->operands.end(),
+                       [&](const Expr *o) { return plain_test(o, names, depth + 1); });
+  case ExprKind::String:
+  case ExprKind::Number:
+  case ExprKind::NoneLiteral:
+  case ExprKind::Bool:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool same_value(const Value &a, const Value &b) {
+  return a.kind == b.kind && a.origins == b.origins && a.text == b.text && a.path == b.path;
+}
+
+constexpr size_t kMaxDecidedPaths = 8; // per frame: tests repeated far apart are rare
+
+} // namespace
+
+void Interpreter::record_decided_path(const Expr *test, const Env &before, const Env &then_env,
+                                      const Env &else_env, const Env &merged) {
+  std::vector<std::string_view> names;
+  if (!frame_->file || !plain_test(test, names))
+    return;
+  Frame::DecidedPath path;
+  path.test = frame_->file->source->slice(test->range);
+  // (A branch that sets a name the test reads, `if loss is None: loss = mlm_loss`, changes what
+  // the same test says afterwards.)
+  for (std::string_view name : names) {
+    auto at_test = before.find(name), after = merged.find(name);
+    Value value = at_test == before.end() ? Value::neutral() : at_test->second;
+    if (!same_value(value, after == merged.end() ? Value::neutral() : after->second))
+      return;
+    path.test_names.emplace_back(name, std::move(value));
+  }
+  for (const auto &[name, joined] : merged) {
+    auto t = then_env.find(name), e = else_env.find(name);
+    if (t == then_env.end() || e == else_env.end() || same_value(t->second, e->second) ||
+        (!t->second.has_origins() && !e->second.has_origins()))
+      continue;
+    path.values.push_back({name, joined, t->second, e->second});
+  }
+  if (path.values.empty())
+    return;
+  if (frame_->decided_paths.size() == kMaxDecidedPaths)
+    frame_->decided_paths.erase(frame_->decided_paths.begin());
+  frame_->decided_paths.push_back(std::move(path));
+}
+
+const Interpreter::Frame::DecidedPath *Interpreter::decided_path(const Expr *test) const {
+  std::vector<std::string_view> names;
+  if (!frame_->file || frame_->decided_paths.empty() || !plain_test(test, names))
+    return nullptr;
+  std::string_view text = frame_->file->source->slice(test->range);
+  for (auto it = frame_->decided_paths.rbegin(); it != frame_->decided_paths.rend(); ++it) {
+    if (it->test != text)
+      continue;
+    bool unchanged = std::all_of(it->test_names.begin(), it->test_names.end(), [&](const auto &n) {
+      auto now = frame_->env.find(n.first);
+      return same_value(now == frame_->env.end() ? Value::neutral() : now->second, n.second);
+    });
+    return unchanged ? &*it : nullptr;
+  }
+  return nullptr;
+}
+
+void Interpreter::take_path(Env &env, const Frame::DecidedPath &path, bool then_branch) {
+  for (const Frame::DecidedPath::Set &set : path.values) {
+    auto it = env.find(set.name);
+    if (it != env.end() && same_value(it->second, set.joined))
+      it->second = then_branch ? set.then_value : set.else_value;
+  }
+}
 
 void Interpreter::exec_block(const std::vector<Stmt *> &body) {
   // What an early return assumed (exec_if) holds to the end of its block.
@@ -319,14 +410,21 @@ void Interpreter::exec_if(const Stmt *s) {
     frame_->terminated = then_terminated && frame_->terminated;
     return;
   }
+  std::optional<Frame::DecidedPath> earlier;
+  if (const Frame::DecidedPath *path = decided_path(s->value))
+    earlier = *path;
   Env before = frame_->env;
   frame_->assumed.emplace_back(s->value, true);
+  if (earlier)
+    take_path(frame_->env, *earlier, true);
   exec_block(s->body);
   frame_->assumed.back().second = false;
   Env then_env = std::move(frame_->env);
   bool then_terminated = frame_->terminated;
   frame_->env = before;
   frame_->terminated = false;
+  if (earlier)
+    take_path(frame_->env, *earlier, false);
   exec_block(s->orelse);
   frame_->assumed.pop_back();
   // `if mask is not None: mask = mask.to(x.device)`: where the test fails `mask` is None, so the
@@ -372,6 +470,7 @@ void Interpreter::exec_if(const Stmt *s) {
         merged[k] = v;
     }
   }
+  record_decided_path(s->value, before, then_env, frame_->env, merged);
   frame_->env = std::move(merged);
 }
 
