@@ -446,7 +446,9 @@ Finding site_finding(const Rule &rule, const SiteContext &context, std::string m
         {origin->kind, std::string(origin->label), origin->has(OriginFact::EarlierIteration),
          std::string(shorten_snippet(file.slice(operand->expr->range))),
          std::string(origin->through_empty_child), origin->has(OriginFact::CastToCuda),
-         operand->role == OperandRole::Index});
+         operand->role == OperandRole::Index,
+         origin->kind == OriginKind::Input && origin->function && origin->unit &&
+             origin->function->name != "forward"});
   return f;
 }
 

@@ -51,6 +51,9 @@ struct OperandOrigin {
   bool cast_to_cuda = false;
   // An index or mask: PyTorch accepts one on the CPU for a tensor on any device.
   bool index = false;
+  // Input: an argument of a method other than `forward` (`decoder.denoise(context)`), which no
+  // hook moves: it arrives where its caller computed it.
+  bool method_argument = false;
 };
 
 // A test of the module's own settings on the path to a finding's line (`if self.rotary_value:`,

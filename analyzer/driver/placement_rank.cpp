@@ -426,6 +426,12 @@ std::set<DeviceName> resolve(const OperandOrigin &o, const std::string &unit_pat
     if (!unit_path.empty())
       if (auto devices = as_passed(o.label, unit_path, tree, map, passed); !devices.empty())
         return devices;
+    // A submodule's method other than `forward`, called by its parent's code, gets what that
+    // code computed: no hook moved it, and the callers of `forward` say nothing of it.
+    if (!unit_path.empty() && o.method_argument) {
+      *known = false;
+      return map.devices_under(unit_path);
+    }
     // The root's hook moves inputs to the main device. What a split module reached through the
     // first item of every module above it receives was passed down from the root's inputs, as
     // the analysis assumes when it puts such inputs with the first item (unit_placement.cpp,
@@ -635,7 +641,8 @@ void rank_unsized_split_anywhere(std::vector<Finding> &findings, const Package &
 // map: an error that says so. The others need a split devlint has no evidence for: a warning
 // that names what is missing (in a model that keeps nothing whole, after saying so).
 void rank_unplaced(Finding &f, const Package &package, bool placed,
-                   const std::string &unsized_model, const std::string &unplaced_operand) {
+                   const std::string &unsized_model, const std::string &unplaced_operand,
+                   bool unplaced_method_argument) {
   if (rank_as_failing_on_one_gpu(f))
     return;
   const ModuleClass *cls = package.find_class(f.unit_class);
@@ -644,7 +651,13 @@ void rank_unplaced(Finding &f, const Package &package, bool placed,
   const std::string separates = splits_anywhere ? "one cuts between these operands"
                                                 : "a device_map=\"auto\" placement separates "
                                                   "these operands";
-  if (placed)
+  if (placed && unplaced_method_argument)
+    f.placement = "`" + unplaced_operand +
+                  "` comes from an argument of a method other than `forward`, which no hook "
+                  "moves: it is where the code calling that method computed it, which devlint "
+                  "does not follow, so whether " +
+                  separates + " is unknown";
+  else if (placed)
     f.placement = "devlint cannot tell which map entry holds `" + unplaced_operand +
                   "`, so whether " + separates + " is unknown";
   else if (!unsized_model.empty())
@@ -1006,6 +1019,7 @@ std::string placed_by_order(const Finding &f, const std::vector<PlacedModel> &un
 struct Ranking {
   bool placed = false, separated = false, all_known = true;
   std::string text, unplaced_operand;
+  bool unplaced_method_argument = false; // the unplaced operand is a method's argument
   // The modules of the finding's class, and those whose settings skip the line (each with a
   // test of the line's path known to go the other way): their maps say nothing about it.
   size_t paths = 0, paths_skipped = 0;
@@ -1262,8 +1276,10 @@ Ranking rank_finding(const Finding &f, const std::vector<const PlacedModel *> &m
         known_a = known_a && !a.empty();
         known_b = known_b && !b.empty();
         bool known = known_a && known_b;
-        if (!known && r.unplaced_operand.empty())
+        if (!known && r.unplaced_operand.empty()) {
           r.unplaced_operand = (known_a ? origin_b : origin_a).text;
+          r.unplaced_method_argument = (known_a ? origin_b : origin_a).method_argument;
+        }
         r.all_known = r.all_known && known;
         r.placed = true;
         // An operand from a module this configuration does not build (a branch not taken)
@@ -1712,7 +1728,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         }
         rank_unplaced(f, package, placed,
                       unsized == unsized_model_of_class.end() ? "" : unsized->second,
-                      unplaced_operand);
+                      unplaced_operand, ranking.unplaced_method_argument);
         if (!prefix.empty() && !f.placement.empty())
           f.placement = prefix + f.placement;
       }
