@@ -1112,10 +1112,16 @@ std::string member_never_built(const Finding &f, const Ranking &r, const Package
 
 // The placement of a finding whose operand comes from `member`, which no module of `unit_class`
 // the configuration builds has.
-std::string never_built_placement(const std::string &unit_class, const std::string &member) {
+std::string never_built_placement(const Package &package, const std::string &unit_class,
+                                  const std::string &member) {
+  const ModuleClass *unit = package.find_class(unit_class);
+  std::string test = unit ? member_build_test(*unit, member_attribute(member)) : "";
   return "no module of `" + unit_class +
-         "` in the models devlint builds from this configuration has `self." + member +
-         "` (a setting leaves it out), so no placement devlint simulates runs this line with it";
+         "` in the models devlint builds from this configuration has `self." + member + "` (" +
+         (test.empty() ? std::string("a setting leaves it out")
+                       : "its `__init__` builds it only where `" + test +
+                             "`, which this configuration does not meet") +
+         "), so no placement devlint simulates runs this line with it";
 }
 
 // Where the ranking told an operand by another of its origins (the member the finding named is
@@ -1693,7 +1699,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
       }
       if (!unbuilt.empty()) {
         f.level = FindingLevel::Warning;
-        f.placement = never_built_placement(f.unit_class, unbuilt);
+        f.placement = never_built_placement(package, f.unit_class, unbuilt);
         kept.push_back(std::move(f));
         continue;
       }
@@ -1722,7 +1728,7 @@ void place_with_simulations(std::vector<Finding> &findings, const Package &packa
         std::string unbuilt = placed ? member_never_built(f, ranking, package) : "";
         if (!unbuilt.empty() && !rank_as_failing_on_one_gpu(f)) {
           f.level = FindingLevel::Warning;
-          f.placement = prefix + never_built_placement(f.unit_class, unbuilt);
+          f.placement = prefix + never_built_placement(package, f.unit_class, unbuilt);
           kept.push_back(std::move(f));
           continue;
         }

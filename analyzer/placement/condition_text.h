@@ -59,6 +59,9 @@ std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
 // under an `if` (of a setting or of a constructor argument), or as `X if test else None`: an
 // instance of the class may lack it.
 bool member_built_conditionally(const ModuleClass &unit, std::string_view member);
+// That test as the constructor spells it (`image_dim is not None`, `not (config.x)` for an else
+// branch); empty where the member is built unconditionally.
+std::string member_build_test(const ModuleClass &unit, std::string_view member);
 
 // The tests of `self`'s attributes that must go one way for the code under `condition` to run
 // (`holds`: its body; else its else branch): `self.flag`, `self.config.n > 0`, `self.child is

@@ -488,31 +488,43 @@ const std::string &Interpreter::constructor_argument_setting(const ModuleClass *
   return it->second;
 }
 
-bool member_built_conditionally(const ModuleClass &unit, std::string_view member) {
+std::string member_build_test(const ModuleClass &unit, std::string_view member) {
   const FunctionDef *init = nullptr;
   if (unit.def)
     for (const FunctionDef *m : unit.def->methods)
       if (m->name == "__init__")
         init = m;
-  auto guarded = [&](uint32_t where) {
-    if (!init)
-      return false;
-    if (construction_guard(init->body, where))
-      return true;
+  auto test = [&](uint32_t where) -> std::string {
+    if (!init || !unit.file)
+      return "";
+    auto text = [&](const Expr *e) { return printable(unit.file->source->slice(e->range)); };
+    if (auto guard = construction_guard(init->body, where))
+      return guard->second ? text(guard->first) : "not (" + text(guard->first) + ")";
     const Stmt *assignment = find_statement(init->body, [where](const Stmt *st) {
       return st->kind == StmtKind::Assign && st->range.begin <= where && where < st->range.end;
     });
-    return assignment && assignment->value && assignment->value->kind == ExprKind::Conditional;
+    if (!assignment || !assignment->value || assignment->value->kind != ExprKind::Conditional)
+      return "";
+    // `A if test else None`: built where the test holds (`None if test else A`: where it fails).
+    const Expr *conditional = assignment->value;
+    const Expr *condition = conditional->operands[1];
+    return conditional->operands[0]->kind == ExprKind::NoneLiteral ? "not (" + text(condition) + ")"
+                                                                   : text(condition);
   };
   for (const ChildDecl &child : unit.children)
     if (child.name == member)
-      return guarded(child.range.begin);
+      return test(child.range.begin);
   for (const ParameterDecl &param : unit.parameters)
     if (param.name == member)
-      return guarded(param.range.begin);
-  return std::any_of(unit.bases.begin(), unit.bases.end(), [member](const ModuleClass *base) {
-    return member_built_conditionally(*base, member);
-  });
+      return test(param.range.begin);
+  for (const ModuleClass *base : unit.bases)
+    if (std::string t = member_build_test(*base, member); !t.empty())
+      return t;
+  return "";
+}
+
+bool member_built_conditionally(const ModuleClass &unit, std::string_view member) {
+  return !member_build_test(unit, member).empty();
 }
 
 std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
