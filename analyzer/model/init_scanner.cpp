@@ -865,19 +865,21 @@ void PackageBuilder::scan_call(ModuleClass &cls, const Expr *e, SourceRange rang
     for (ChildDecl &child : cls.children) {
       if (child.name != list || child.kind == ChildKind::Single)
         continue;
-      Built built;
       if (leaf == "append") {
-        built = classify_constructor(e->operands[1], builders, 0);
+        Built built = classify_constructor(e->operands[1], builders, 0);
         child.appended_classes.push_back(built.class_name);
-      }
-      if (!child.class_name.empty())
+        // Any appended element with weights gives the list weights (`net.append(act_fn)`, a
+        // projection built above, then `net.append(nn.Dropout(p))`): a later weightless one
+        // does not take them away.
+        const bool first = child.class_name.empty() && child.appended_classes.size() == 1;
+        child.has_parameters =
+            first ? built.has_parameters : child.has_parameters || built.has_parameters;
+        if (child.class_name.empty())
+          child.class_name = built.class_name;
         continue;
-      if (leaf == "append") {
-        child.class_name = built.class_name;
-        child.has_parameters = built.has_parameters;
-      } else {
-        classify_elements(e->operands[1], builders, child);
       }
+      if (child.class_name.empty())
+        classify_elements(e->operands[1], builders, child);
     }
     return;
   }
