@@ -73,9 +73,16 @@ Value Evaluator::call_value(const Value &callee, Arguments args, Frame &frame, c
                                 frame.module_path);
     return instantiate_object(cls, std::move(args.positional), std::move(args.keywords), frame);
   }
-  case Kind::Function:
+  case Kind::Function: {
+    // A package's own probe (diffusers' `is_torch_npu_available()` returns a module global its
+    // import-time check set): the machine devmap assumes, as for transformers' probes below.
+    std::string_view name = callee.function ? callee.function->name : std::string_view();
+    if (starts_with(name, "is_") && ends_with_str(name, "_available") && name.size() > 13 &&
+        args.positional.empty() && args.keywords.empty())
+      return Value::boolean(library_assumed_installed(name.substr(3, name.size() - 13)));
     return call_function(callee, std::move(args.positional), std::move(args.keywords), frame,
                          frame.module_path);
+  }
   case Kind::Super: {
     if (callee.text == "__init__" && frame.current_class && callee.bound_self) {
       if (std::optional<std::vector<MroEntry>> after =
