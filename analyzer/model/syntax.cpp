@@ -37,14 +37,20 @@ bool library_assumed_installed(std::string_view library) {
          library == "accelerate";
 }
 
-std::string_view probed_library(const Expr *call) {
-  std::string_view leaf = callee_leaf(call);
+std::string_view library_probed_by(std::string_view function_name) {
   constexpr std::string_view prefix = "is_", suffix = "_available";
-  if (leaf.size() <= prefix.size() + suffix.size() || leaf.substr(0, prefix.size()) != prefix ||
-      leaf.substr(leaf.size() - suffix.size()) != suffix || call->operands.size() != 1 ||
+  if (function_name.size() <= prefix.size() + suffix.size() ||
+      function_name.substr(0, prefix.size()) != prefix ||
+      function_name.substr(function_name.size() - suffix.size()) != suffix)
+    return {};
+  return function_name.substr(prefix.size(), function_name.size() - prefix.size() - suffix.size());
+}
+
+std::string_view probed_library(const Expr *call) {
+  if (!call || call->kind != ExprKind::Call || call->operands.size() != 1 ||
       !call->keywords.empty())
     return {};
-  return leaf.substr(prefix.size(), leaf.size() - prefix.size() - suffix.size());
+  return library_probed_by(callee_leaf(call));
 }
 
 namespace {

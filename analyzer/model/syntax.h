@@ -231,6 +231,8 @@ bool any_subexpression(const Expr *e, const Predicate &matches, int max_depth, b
 // `device_map="auto"` needs (torch with CUDA, accelerate) and no optional library, so a model
 // builds its own fallback: whether `library` counts as installed.
 bool library_assumed_installed(std::string_view library);
+// The library a function named `is_<library>_available` probes; empty for any other name.
+std::string_view library_probed_by(std::string_view function_name);
 // The library an `is_<library>_available()` call (no arguments) probes; empty for anything else.
 std::string_view probed_library(const Expr *call);
 // A file's module-level statements as Python runs them on that machine: the branch a top-level

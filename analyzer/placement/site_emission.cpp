@@ -94,6 +94,13 @@ std::optional<std::pair<const Expr *, bool>> construction_guard(const std::vecto
   return std::nullopt;
 }
 
+// A construction guard as the constructor spells it: its test, or `not (test)` for what the
+// `else` branch builds.
+std::string spelled_guard(const SyntaxFile &file, const std::pair<const Expr *, bool> &guard) {
+  std::string code = printable(file.source->slice(guard.first->range));
+  return guard.second ? code : "not (" + code + ")";
+}
+
 } // namespace
 
 const std::vector<std::pair<std::string, bool>> &
@@ -497,9 +504,8 @@ std::string member_build_test(const ModuleClass &unit, std::string_view member) 
   auto test = [&](uint32_t where) -> std::string {
     if (!init || !unit.file)
       return "";
-    auto text = [&](const Expr *e) { return printable(unit.file->source->slice(e->range)); };
     if (auto guard = construction_guard(init->body, where))
-      return guard->second ? text(guard->first) : "not (" + text(guard->first) + ")";
+      return spelled_guard(*unit.file, *guard);
     const Stmt *assignment = find_statement(init->body, [where](const Stmt *st) {
       return st->kind == StmtKind::Assign && st->range.begin <= where && where < st->range.end;
     });
@@ -507,9 +513,8 @@ std::string member_build_test(const ModuleClass &unit, std::string_view member) 
       return "";
     // `A if test else None`: built where the test holds (`None if test else A`: where it fails).
     const Expr *conditional = assignment->value;
-    const Expr *condition = conditional->operands[1];
-    return conditional->operands[0]->kind == ExprKind::NoneLiteral ? "not (" + text(condition) + ")"
-                                                                   : text(condition);
+    return spelled_guard(*unit.file, {conditional->operands[1],
+                                      conditional->operands[0]->kind != ExprKind::NoneLiteral});
   };
   for (const ChildDecl &child : unit.children)
     if (child.name == member)
@@ -607,10 +612,8 @@ std::optional<RunCondition> member_built_by_setting(const ModuleClass &unit,
   test.literal = "null";
   test.config_key = key;
   test.config_truth = built_when;
-  if (written) {
-    std::string code = printable(unit.file->source->slice(guard->first->range));
-    *written = guard->second ? code : "not (" + code + ")";
-  }
+  if (written)
+    *written = spelled_guard(*unit.file, *guard);
   return test;
 }
 

@@ -76,10 +76,10 @@ Value Evaluator::call_value(const Value &callee, Arguments args, Frame &frame, c
   case Kind::Function: {
     // A package's own probe (diffusers' `is_torch_npu_available()` returns a module global its
     // import-time check set): the machine devmap assumes, as for transformers' probes below.
-    std::string_view name = callee.function ? callee.function->name : std::string_view();
-    if (starts_with(name, "is_") && ends_with_str(name, "_available") && name.size() > 13 &&
-        args.positional.empty() && args.keywords.empty())
-      return Value::boolean(library_assumed_installed(name.substr(3, name.size() - 13)));
+    std::string_view library =
+        callee.function ? library_probed_by(callee.function->name) : std::string_view();
+    if (!library.empty() && args.positional.empty() && args.keywords.empty())
+      return Value::boolean(library_assumed_installed(library));
     return call_function(callee, std::move(args.positional), std::move(args.keywords), frame,
                          frame.module_path);
   }
@@ -699,9 +699,8 @@ Value Evaluator::call_namespace(const Value &callee, Arguments a, Frame &frame, 
   // (device_map="auto" needs it) and no optional library (library_assumed_installed; a
   // module-level `if is_xlstm_available(): ... else: ...` is read the same way), so a model
   // builds its own fallback.
-  if (starts_with(leaf, "is_") && ends_with_str(leaf, "_available") && leaf.size() > 13 &&
-      a.positional.empty())
-    return Value::boolean(library_assumed_installed(leaf.substr(3, leaf.size() - 13)));
+  if (std::string_view library = library_probed_by(leaf); !library.empty() && a.positional.empty())
+    return Value::boolean(library_assumed_installed(library));
   // transformers' is_deepspeed_zero3_enabled(): from_pretrained refuses a device_map under
   // ZeRO-3 (integrations/accelerate.py), so the model devmap places is built without it.
   if (leaf == "is_deepspeed_zero3_enabled" && a.positional.empty() && a.keywords.empty())
